@@ -1,0 +1,53 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "posts-server",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "posts-server", targets: ["posts-server"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
+        // HTTP/1.1 on sockets and Dispatch; knows nothing of PostgreSQL.
+        .target(
+            name: "HTTP",
+            dependencies: [.product(name: "Logging", package: "swift-log")]
+        ),
+        // libpq wrapper, pool, migrations, local clusters; knows nothing of HTTP.
+        .target(
+            name: "Postgres",
+            dependencies: ["CLibPQ", .product(name: "Logging", package: "swift-log")]
+        ),
+        // The application: configuration, services, routes; sees both layers.
+        .target(
+            name: "PostsServer",
+            dependencies: ["HTTP", "Postgres", .product(name: "Logging", package: "swift-log")]
+        ),
+        .executableTarget(
+            name: "posts-server",
+            dependencies: [
+                "PostsServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "TestSupport",
+            dependencies: ["HTTP", "Postgres", "PostsServer"],
+            path: "Tests/TestSupport"
+        ),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"]),
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
+        .testTarget(name: "PostsServerTests", dependencies: ["PostsServer", "TestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,22 @@
+import Logging
+
+/// What a handler knows about its request beyond the request itself.
+public struct RequestContext: Sendable {
+    /// The `X-Request-Id` of the exchange (the client's, or one made up here).
+    public let requestID: String
+    /// A logger whose lines carry the request id.
+    public let logger: Logger
+    public let parameters: Parameters
+    /// The matched route's pattern, or nil when no route matched.
+    public let route: String?
+    public let remoteAddress: String
+
+    public init(requestID: String, logger: Logger, parameters: Parameters = Parameters(), route: String? = nil,
+                remoteAddress: String = "") {
+        self.requestID = requestID
+        self.logger = logger
+        self.parameters = parameters
+        self.route = route
+        self.remoteAddress = remoteAddress
+    }
+}

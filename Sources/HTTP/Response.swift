@@ -1,0 +1,45 @@
+/// A response as a handler returns it; the server adds framing headers when it writes it.
+public struct Response: Sendable {
+    public var status: HTTPStatus
+    public var headers: HTTPHeaders
+    public var body: [UInt8]
+
+    public init(status: HTTPStatus = .ok, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    public static let jsonContentType = "application/json; charset=utf-8"
+
+    public static func json(_ body: [UInt8], status: HTTPStatus = .ok) -> Response {
+        Response(status: status, headers: HTTPHeaders([("Content-Type", jsonContentType)]), body: body)
+    }
+
+    /// The bytes on the wire. `Content-Length` always states the full body's length, also
+    /// for HEAD, whose body is left out (RFC 9110 §9.3.2).
+    func serialize(requestID: String, date: String, keepAlive: Bool, version: RequestHead.Version,
+                   omitBody: Bool) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(160 + body.count)
+        out.append(contentsOf: "HTTP/1.1 \(status.code) \(status.reason)\r\n".utf8)
+        for field in headers {
+            out.append(contentsOf: field.name.utf8)
+            out.append(contentsOf: ": ".utf8)
+            out.append(contentsOf: field.value.utf8)
+            out.append(contentsOf: "\r\n".utf8)
+        }
+        if !status.forbidsBody {
+            out.append(contentsOf: "Content-Length: \(body.count)\r\n".utf8)
+        }
+        out.append(contentsOf: "Date: \(date)\r\nX-Request-Id: \(requestID)\r\n".utf8)
+        if !keepAlive {
+            out.append(contentsOf: "Connection: close\r\n".utf8)
+        } else if version == .http1_0 {
+            out.append(contentsOf: "Connection: keep-alive\r\n".utf8)
+        }
+        out.append(contentsOf: "\r\n".utf8)
+        if !omitBody && !status.forbidsBody { out.append(contentsOf: body) }
+        return out
+    }
+}

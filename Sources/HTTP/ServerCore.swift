@@ -1,0 +1,133 @@
+import Dispatch
+import Logging
+import Synchronization
+
+/// What every connection shares: the router, the workers, the logger, the counters a
+/// stop waits on, and the one place where handler results and errors become bytes.
+final class ServerCore: Sendable {
+    struct Exchange: Sendable {
+        let head: RequestHead
+        let body: [UInt8]
+        let match: Router.Match
+        let remoteAddress: String
+        let receivedAt: UInt64
+    }
+
+    struct Answer: Sendable {
+        let bytes: [UInt8]
+        let keepAlive: Bool
+    }
+
+    let configuration: ServerConfiguration
+    let router: Router
+    let workers: WorkerPool
+    let logger: Logger
+    private let stopping = Atomic<Bool>(false)
+    private let openConnections = Atomic<Int>(0)
+    private let requestsInFlight = DispatchGroup()
+
+    init(configuration: ServerConfiguration, router: Router, logger: Logger) {
+        self.configuration = configuration
+        self.router = router
+        self.logger = logger
+        self.workers = WorkerPool(threads: configuration.workerThreads, name: "http-worker")
+    }
+
+    var isStopping: Bool { stopping.load(ordering: .relaxed) }
+    func beginStopping() { stopping.store(true, ordering: .relaxed) }
+
+    var connectionCount: Int { openConnections.load(ordering: .relaxed) }
+    func connectionOpened() { openConnections.add(1, ordering: .relaxed) }
+    func connectionClosed() { openConnections.subtract(1, ordering: .relaxed) }
+
+    func requestStarted() { requestsInFlight.enter() }
+    func requestFinished() { requestsInFlight.leave() }
+
+    /// Waits for requests in flight; false if some were still running at the deadline.
+    func waitForRequests(timeout: Duration) -> Bool {
+        requestsInFlight.wait(timeout: .now() + .nanoseconds(Int(timeout.nanoseconds))) == .success
+    }
+
+    /// Runs on a worker: routes, calls the handler, turns errors into responses.
+    func respond(to exchange: Exchange) -> Answer {
+        let head = exchange.head
+        let requestID = RequestID.from(head.headers["X-Request-Id"])
+        var logger = self.logger
+        logger[metadataKey: "request_id"] = .string(requestID)
+        let response: Response
+        var routePattern: String?
+        switch exchange.match {
+        case .notFound:
+            response = HTTPError.notFound("no route for \(head.method) \(head.path)").makeResponse()
+        case .methodNotAllowed(let allowed):
+            let allow = allowed.map(\.rawValue).joined(separator: ", ")
+            response = HTTPError(.methodNotAllowed, message: "\(head.method) is not allowed here; use \(allow)",
+                                 headers: HTTPHeaders([("Allow", allow)])).makeResponse()
+        case .found(let route, let parameters):
+            routePattern = route.pattern
+            let context = RequestContext(requestID: requestID, logger: logger, parameters: parameters,
+                                         route: route.pattern, remoteAddress: exchange.remoteAddress)
+            do {
+                let request = try Request(head: head, body: exchange.body)
+                response = try route.handler(request, context)
+            } catch let error as HTTPError {
+                response = error.makeResponse()
+            } catch {
+                // The detail stays in the log; the client learns only that it was our fault.
+                logger.error("handler failed", metadata: ["error": "\(error)", "route": "\(route.pattern)"])
+                response = HTTPError(.internalServerError, message: "internal error").makeResponse()
+            }
+        }
+        let keepAlive = head.keepAlive && !isStopping
+        let bytes = response.serialize(requestID: requestID, date: HTTPDate.now(), keepAlive: keepAlive,
+                                       version: head.version, omitBody: head.method == .HEAD)
+        logAccess(method: head.method.rawValue, target: head.target, status: response.status.code,
+                  bytes: response.body.count, since: exchange.receivedAt, requestID: requestID, route: routePattern)
+        return Answer(bytes: bytes, keepAlive: keepAlive)
+    }
+
+    /// The bytes of a refusal made before any handler ran; the connection closes after it.
+    func render(_ error: HTTPError, method: HTTPMethod?, target: String?, remoteAddress: String) -> [UInt8] {
+        let requestID = RequestID.make()
+        let response = error.makeResponse()
+        logAccess(method: method?.rawValue ?? "-", target: target ?? "-", status: error.status.code,
+                  bytes: response.body.count, since: DispatchTime.now().uptimeNanoseconds, requestID: requestID,
+                  route: nil)
+        return response.serialize(requestID: requestID, date: HTTPDate.now(), keepAlive: false, version: .http1_1,
+                                  omitBody: false)
+    }
+
+    private func logAccess(method: String, target: String, status: Int, bytes: Int, since: UInt64,
+                           requestID: String, route: String?) {
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds &- since) / 1e6
+        let path = target.split(separator: "?", maxSplits: 1).first.map(String.init) ?? target
+        logger.info("request", metadata: [
+            "method": .string(method), "path": .string(path), "status": .stringConvertible(status),
+            "bytes": .stringConvertible(bytes), "duration_ms": .string(Self.milliseconds(elapsed)),
+            "request_id": .string(requestID),
+        ])
+    }
+
+    private static func milliseconds(_ value: Double) -> String {
+        let hundredths = Int((value * 100).rounded())
+        let fraction = hundredths % 100
+        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+    }
+}
+
+/// Request ids: the client's own when it is sane, else 16 random hex digits.
+enum RequestID {
+    static func from(_ header: String?) -> String {
+        if let header, !header.isEmpty, header.utf8.count <= 128,
+           header.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) {
+            return header
+        }
+        return make()
+    }
+
+    static func make() -> String {
+        let value = UInt64.random(in: .min ... .max)
+        let hex = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}

@@ -1,0 +1,162 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A failed system call, with the errno captured where it happened.
+public struct SocketError: Error, Sendable, CustomStringConvertible {
+    public let operation: String
+    public let errno: Int32
+
+    init(_ operation: String, errno: Int32 = Glibc.errno) {
+        self.operation = operation
+        self.errno = errno
+    }
+
+    public var description: String { "\(operation) failed: \(String(decoding: Array(UnsafeBufferPointer(start: strerror(errno), count: strlen(strerror(errno)))).map { UInt8(bitPattern: $0) }, as: UTF8.self)) (errno \(errno))" }
+}
+
+/// The raw socket calls the server makes, each checked where it is made.
+enum Socket {
+    /// A non-blocking listening socket bound to `host` (an IPv4 or IPv6 literal, or a
+    /// name the resolver knows) and `port` (0 picks a free one).
+    static func listen(host: String, port: Int, backlog: Int32 = 4096) throws -> (fd: Int32, port: Int) {
+        var hints = addrinfo()
+        hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var list: UnsafeMutablePointer<addrinfo>?
+        let bareHost = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        let status = getaddrinfo(bareHost, String(port), &hints, &list)
+        guard status == 0, let info = list else {
+            throw SocketError("resolving \(host)", errno: status == EAI_SYSTEM ? Glibc.errno : EINVAL)
+        }
+        defer { freeaddrinfo(list) }
+
+        let fd = socket(info.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
+                        | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw SocketError("socket") }
+        do {
+            var on: Int32 = 1
+            guard setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size)) == 0 else {
+                throw SocketError("setsockopt(SO_REUSEADDR)")
+            }
+            guard bind(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 else {
+                throw SocketError("bind to \(host):\(port)")
+            }
+            guard Glibc.listen(fd, backlog) == 0 else { throw SocketError("listen") }
+            return (fd, try localPort(of: fd))
+        } catch {
+            Glibc.close(fd)
+            throw error
+        }
+    }
+
+    static func localPort(of fd: Int32) throws -> Int {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let result = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard result == 0 else { throw SocketError("getsockname") }
+        let family = storage.ss_family
+        return withUnsafePointer(to: &storage) { pointer in
+            if family == sa_family_t(AF_INET6) {
+                pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin6_port)) }
+            } else {
+                pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
+            }
+        }
+    }
+
+    enum AcceptResult {
+        case accepted(fd: Int32, remoteAddress: String)
+        case wouldBlock
+        case failed(SocketError)
+    }
+
+    static func accept(_ listener: Int32) -> AcceptResult {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        while true {
+            let fd = withUnsafeMutablePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.accept(listener, $0, &length) }
+            }
+            if fd >= 0 {
+                // accept4 is not visible through Glibc's module map; set the flags instead.
+                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+                var on: Int32 = 1
+                // Responses are written whole; Nagle would only delay them.
+                _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+                return .accepted(fd: fd, remoteAddress: address(of: &storage))
+            }
+            switch errno {
+            case EINTR, ECONNABORTED: continue
+            case EAGAIN, EWOULDBLOCK: return .wouldBlock
+            default: return .failed(SocketError("accept"))
+            }
+        }
+    }
+
+    private static func address(of storage: inout sockaddr_storage) -> String {
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+        let family = storage.ss_family
+        withUnsafePointer(to: &storage) { pointer in
+            if family == sa_family_t(AF_INET6) {
+                pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                    var address = $0.pointee.sin6_addr
+                    _ = inet_ntop(AF_INET6, &address, &text, socklen_t(text.count))
+                }
+            } else {
+                pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                    var address = $0.pointee.sin_addr
+                    _ = inet_ntop(AF_INET, &address, &text, socklen_t(text.count))
+                }
+            }
+        }
+        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    enum IOResult {
+        case transferred(Int)
+        case wouldBlock
+        /// The peer closed its side (read of 0) or the connection broke.
+        case closed
+    }
+
+    static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> IOResult {
+        while true {
+            let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
+            if count > 0 { return .transferred(count) }
+            if count == 0 { return .closed }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return .wouldBlock
+            default: return .closed
+            }
+        }
+    }
+
+    static func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> IOResult {
+        while true {
+            // MSG_NOSIGNAL: a peer that went away is an error here, not a SIGPIPE.
+            let count = send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
+            if count >= 0 { return .transferred(count) }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return .wouldBlock
+            default: return .closed
+            }
+        }
+    }
+
+    /// Raises the soft limit on open files to the hard limit: every connection is a file.
+    public static func raiseOpenFileLimit() {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = limit.rlim_max
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    }
+}

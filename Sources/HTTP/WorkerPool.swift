@@ -1,0 +1,72 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// A fixed set of threads that run request handlers. Handlers block (libpq is
+/// synchronous), so they must not run on the I/O queues, and a fixed count keeps the
+/// thread total bounded whatever the load — unlike blocking work on Dispatch's global
+/// queues, which makes libdispatch spawn threads until its limit.
+final class WorkerPool: Sendable {
+    typealias Job = @Sendable () -> Void
+
+    private struct Queue {
+        var jobs: [Job?] = []
+        var head = 0
+        var stopping = false
+
+        mutating func pop() -> Job? {
+            guard head < jobs.count else { return nil }
+            let job = jobs[head]
+            jobs[head] = nil
+            head += 1
+            if head == jobs.count {
+                jobs.removeAll(keepingCapacity: true)
+                head = 0
+            }
+            return job
+        }
+    }
+
+    private let queue = Mutex(Queue())
+    private let ready = DispatchSemaphore(value: 0)
+    private let finished = DispatchGroup()
+    let threadCount: Int
+
+    init(threads: Int, name: String) {
+        threadCount = max(1, threads)
+        for index in 0..<threadCount {
+            finished.enter()
+            let thread = Thread { [self] in
+                runJobs()
+                finished.leave()
+            }
+            thread.name = "\(name)-\(index)"
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+    }
+
+    func submit(_ job: @escaping Job) {
+        queue.withLock { $0.jobs.append(job) }
+        ready.signal()
+    }
+
+    /// Lets queued jobs finish, then ends the threads.
+    func stop() {
+        queue.withLock { $0.stopping = true }
+        for _ in 0..<threadCount { ready.signal() }
+        finished.wait()
+    }
+
+    private func runJobs() {
+        while true {
+            ready.wait()
+            let next: Job?? = queue.withLock { state in
+                if let job = state.pop() { return .some(job) }
+                return state.stopping ? .none : .some(nil)
+            }
+            guard let job = next else { return }
+            job?()
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+
+/// The operator's settings (API.md "Running"): environment variables, each overridable by
+/// a command-line flag of the same name in kebab case.
+public struct Configuration: Sendable {
+    public enum AuthMode: String, Sendable, CaseIterable {
+        case token, trust
+    }
+
+    public var databaseURL: String?
+    public var host = "127.0.0.1"
+    public var port = 8080
+    public var uploadDirectory = "./uploads"
+    public var authMode = AuthMode.token
+    public var trustAnyHost = false
+    public var databasePoolSize = 2 * ProcessInfo.processInfo.activeProcessorCount
+    public var logFormat = LineLogHandler.Format.text
+    public var rateLimitPerIP = 120
+
+    public init() {}
+
+    public struct Invalid: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// The settings the environment gives; a malformed value is an error naming its variable.
+    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment)
+        throws -> Configuration {
+        var configuration = Configuration()
+        func value(_ name: String) -> String? {
+            environment[name].flatMap { $0.isEmpty ? nil : $0 }
+        }
+        func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
+            guard let text = value(name) else { return nil }
+            guard let number = Int(text), range.contains(number) else {
+                throw Invalid(description: "\(name) must be a whole number in \(range.lowerBound)...\(range.upperBound), not \"\(text)\"")
+            }
+            return number
+        }
+        configuration.databaseURL = value("DATABASE_URL")
+        configuration.host = value("HOST") ?? configuration.host
+        configuration.port = try integer("PORT", in: 0...65535) ?? configuration.port
+        configuration.uploadDirectory = value("UPLOAD_DIR") ?? configuration.uploadDirectory
+        if let mode = value("AUTH_MODE") {
+            guard let parsed = AuthMode(rawValue: mode) else {
+                throw Invalid(description: "AUTH_MODE must be token or trust, not \"\(mode)\"")
+            }
+            configuration.authMode = parsed
+        }
+        configuration.trustAnyHost = value("TRUST_ANY_HOST") == "1"
+        configuration.databasePoolSize = try integer("DB_POOL_SIZE", in: 1...1000) ?? configuration.databasePoolSize
+        if let format = value("LOG_FORMAT") {
+            guard let parsed = LineLogHandler.Format(rawValue: format) else {
+                throw Invalid(description: "LOG_FORMAT must be text or json, not \"\(format)\"")
+            }
+            configuration.logFormat = parsed
+        }
+        configuration.rateLimitPerIP = try integer("RATE_LIMIT_IP", in: 0...1_000_000) ?? configuration.rateLimitPerIP
+        return configuration
+    }
+}

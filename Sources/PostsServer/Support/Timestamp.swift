@@ -1,0 +1,46 @@
+import Foundation
+
+/// API.md's time format: RFC 3339 in UTC with milliseconds, `2026-11-20T14:03:07.123Z`.
+/// Formatted by hand: it runs for every timestamp of every response.
+public enum Timestamp {
+    public static func now() -> String { format(Date()) }
+
+    public static func format(_ date: Date) -> String {
+        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        return format(millisecondsSince1970: milliseconds)
+    }
+
+    public static func format(millisecondsSince1970 milliseconds: Int64) -> String {
+        var seconds = time_t(milliseconds.dividedRoundingDown(by: 1000))
+        let millis = Int(milliseconds - Int64(seconds) * 1000)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        var out = [UInt8]()
+        out.reserveCapacity(24)
+        func digits(_ value: Int, _ count: Int) {
+            var divisor = 1
+            for _ in 1..<count { divisor *= 10 }
+            var value = value
+            while divisor > 0 {
+                out.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+                value %= divisor
+                divisor /= 10
+            }
+        }
+        digits(Int(parts.tm_year) + 1900, 4); out.append(UInt8(ascii: "-"))
+        digits(Int(parts.tm_mon) + 1, 2); out.append(UInt8(ascii: "-"))
+        digits(Int(parts.tm_mday), 2); out.append(UInt8(ascii: "T"))
+        digits(Int(parts.tm_hour), 2); out.append(UInt8(ascii: ":"))
+        digits(Int(parts.tm_min), 2); out.append(UInt8(ascii: ":"))
+        digits(Int(parts.tm_sec), 2); out.append(UInt8(ascii: "."))
+        digits(millis, 3); out.append(UInt8(ascii: "Z"))
+        return String(decoding: out, as: UTF8.self)
+    }
+}
+
+extension Int64 {
+    fileprivate func dividedRoundingDown(by divisor: Int64) -> Int64 {
+        let quotient = self / divisor
+        return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
+    }
+}

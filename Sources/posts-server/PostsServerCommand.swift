@@ -1,0 +1,14 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PostsServer
+
+@main
+struct PostsServerCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "posts-server",
+        abstract: "An HTTP backend for social apps: posts in a tree, likes, comments, email-code login.",
+        subcommands: [Serve.self],
+        defaultSubcommand: nil
+    )
+}

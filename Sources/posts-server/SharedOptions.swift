@@ -1,0 +1,43 @@
+import ArgumentParser
+import Foundation
+import PostsServer
+
+/// The flags every subcommand shares; each wins over its environment variable.
+struct SharedOptions: ParsableArguments {
+    @Option(help: "libpq connection string or postgres:// URL (env DATABASE_URL).")
+    var databaseURL: String?
+    @Option(help: "Address to bind (env HOST, default 127.0.0.1).")
+    var host: String?
+    @Option(help: "Port to bind; 0 picks a free one (env PORT, default 8080).")
+    var port: Int?
+    @Option(help: "Where images are stored (env UPLOAD_DIR, default ./uploads).")
+    var uploadDir: String?
+    @Option(help: "token or trust (env AUTH_MODE, default token).")
+    var authMode: String?
+    @Option(help: "Database connections (env DB_POOL_SIZE, default 2 x cores).")
+    var dbPoolSize: Int?
+    @Option(help: "text or json (env LOG_FORMAT, default text).")
+    var logFormat: String?
+    @Option(help: "Requests per minute per client address on auth routes and writes; 0 is off (env RATE_LIMIT_IP).")
+    var rateLimitIp: Int?
+
+    func resolve() throws -> Configuration {
+        var environment = ProcessInfo.processInfo.environment
+        func override(_ name: String, _ value: String?) {
+            if let value { environment[name] = value }
+        }
+        override("DATABASE_URL", databaseURL)
+        override("HOST", host)
+        override("PORT", port.map(String.init))
+        override("UPLOAD_DIR", uploadDir)
+        override("AUTH_MODE", authMode)
+        override("DB_POOL_SIZE", dbPoolSize.map(String.init))
+        override("LOG_FORMAT", logFormat)
+        override("RATE_LIMIT_IP", rateLimitIp.map(String.init))
+        do {
+            return try Configuration.fromEnvironment(environment)
+        } catch let error as Configuration.Invalid {
+            throw ValidationError(error.description)
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import Logging
+import Testing
+@testable import HTTP
+
+@Suite struct RouterTests {
+    private func makeRouter() -> Router {
+        var router = Router()
+        let ok: Router.Handler = { _, _ in Response() }
+        router.get("/api/posts/:id", ok)
+        router.patch("/api/posts/:id", ok)
+        router.get("/api/posts/recent", ok)
+        router.post("/api/posts/create", ok)
+        router.get("/api/posts/:id/children", ok)
+        router.get("/uploads/:name", ok)
+        return router
+    }
+
+    private func pattern(_ match: Router.Match) -> String? {
+        if case .found(let route, _) = match { route.pattern } else { nil }
+    }
+
+    @Test func literalSegment_winsOverParameter() {
+        let router = makeRouter()
+        #expect(pattern(router.match(method: .GET, path: "/api/posts/recent")) == "/api/posts/recent")
+        #expect(pattern(router.match(method: .GET, path: "/api/posts/12")) == "/api/posts/:id")
+        #expect(pattern(router.match(method: .GET, path: "/api/posts/12/children")) == "/api/posts/:id/children")
+    }
+
+    @Test func knownPathOtherMethod_isMethodNotAllowedWithAllow() {
+        guard case .methodNotAllowed(let allowed) = makeRouter().match(method: .DELETE, path: "/api/posts/5") else {
+            Issue.record("expected 405")
+            return
+        }
+        #expect(allowed.map(\.rawValue) == ["GET", "HEAD", "PATCH"])
+    }
+
+    @Test func head_usesTheGetRoute() {
+        #expect(pattern(makeRouter().match(method: .HEAD, path: "/api/posts/recent")) == "/api/posts/recent")
+    }
+
+    @Test func unknownPaths_areNotFound() {
+        let router = makeRouter()
+        for path in ["/", "/api", "/api/posts/1/2/3", "/api/posts/", "/api/posts//children", "/api/posts/%zz"] {
+            guard case .notFound = router.match(method: .GET, path: Substring(path)) else {
+                Issue.record("\(path) should be 404")
+                continue
+            }
+        }
+    }
+
+    @Test func parameters_arePercentDecodedAndTyped() throws {
+        guard case .found(_, let parameters) = makeRouter().match(method: .GET, path: "/uploads/a%20b.png") else {
+            Issue.record("expected a match")
+            return
+        }
+        #expect(parameters["name"] == "a b.png")
+        #expect(throws: HTTPError.notFound()) { try parameters.require("name", as: Int64.self) }
+        guard case .found(_, let numeric) = makeRouter().match(method: .GET, path: "/api/posts/42") else { return }
+        #expect(try numeric.require("id", as: Int64.self) == 42)
+    }
+
+    @Test func int64Parameter_acceptsOnlyPlainDigits() {
+        #expect(Int64(pathParameter: "42") == 42)
+        for text in ["", "+1", "-1", "1.0", " 1", "0x10", "99999999999999999999", "١٢"] {
+            #expect(Int64(pathParameter: text) == nil, "\(text)")
+        }
+    }
+
+    @Test func queryParameters_areDecoded() throws {
+        let query = try #require(QueryParameters(parsing: "limit=5&cursor=a%2Bb&name=x+y&flag&limit=9"))
+        #expect(query["limit"] == "5")
+        #expect(query["cursor"] == "a+b")
+        #expect(query["name"] == "x y")
+        #expect(query["flag"] == "")
+        #expect(QueryParameters(parsing: "a=%zz") == nil)
+        #expect(QueryParameters(parsing: "a=%ff") == nil)
+    }
+
+    @Test func errorEnvelope_isAPIShaped() {
+        let response = HTTPError(.conflict, message: "taken \"x\"").makeResponse()
+        #expect(response.status.code == 409)
+        #expect(String(decoding: response.body, as: UTF8.self)
+            == #"{"status":"error","error":"conflict","message":"taken \"x\""}"#)
+    }
+}

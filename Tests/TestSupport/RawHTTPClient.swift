@@ -1,0 +1,140 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A blocking loopback client that sends exact bytes and reads responses one by one, so
+/// tests can speak malformed, pipelined or slow HTTP. Every read is bounded by a timeout.
+/// `send` keeps no state, so one thread may send while another reads; reads are one thread's.
+public final class RawHTTPClient: @unchecked Sendable {
+    public struct Response: Sendable {
+        public let status: Int
+        public let headers: [(name: String, value: String)]
+        public let body: [UInt8]
+
+        public func header(_ name: String) -> String? {
+            headers.first { $0.name.lowercased() == name.lowercased() }?.value
+        }
+
+        public var text: String { String(decoding: body, as: UTF8.self) }
+
+        /// The body as a JSON object.
+        public var json: [String: Any] {
+            (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] ?? [:]
+        }
+    }
+
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public let fd: Int32
+    private var buffer: [UInt8] = []
+
+    public init(port: Int, host: String = "127.0.0.1", timeout: Duration = .seconds(5)) throws {
+        let isIPv6 = host.contains(":")
+        fd = socket(isIPv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
+        var timeval = timeval(tv_sec: Int(timeout.components.seconds),
+                              tv_usec: Int(timeout.components.attoseconds / 1_000_000_000_000))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeval, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeval, socklen_t(MemoryLayout<timeval>.size))
+        let result: Int32
+        if isIPv6 {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = UInt16(port).bigEndian
+            inet_pton(AF_INET6, host, &address.sin6_addr)
+            result = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                }
+            }
+        } else {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = UInt16(port).bigEndian
+            inet_pton(AF_INET, host, &address.sin_addr)
+            result = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+        }
+        guard result == 0 else {
+            let code = errno
+            Glibc.close(fd)
+            throw Failure(description: "connect to \(host):\(port): errno \(code)")
+        }
+    }
+
+    deinit { Glibc.close(fd) }
+
+    public func send(_ text: String) throws { try send(Array(text.utf8)) }
+
+    public func send(_ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard count > 0 else { throw Failure(description: "send: errno \(errno)") }
+            offset += count
+        }
+    }
+
+    /// Half-closes: the server sees end of input but can still answer.
+    public func shutdownWrite() { Glibc.shutdown(fd, Int32(SHUT_WR)) }
+
+    /// Reads until the connection is closed by the server; true if it closed (not timed out).
+    public func waitForClose() -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count == 0 { return true }
+            if count < 0 { return errno == ECONNRESET }
+            buffer.append(contentsOf: chunk[..<count])
+        }
+    }
+
+    /// Reads one response. `forHead` means the response to a HEAD request: no body follows.
+    public func readResponse(forHead: Bool = false) throws -> Response {
+        let headEnd = try readUntilHeadEnd()
+        let headText = String(decoding: buffer[..<headEnd], as: UTF8.self)
+        buffer.removeFirst(headEnd + 4)
+        var lines = headText.components(separatedBy: "\r\n")
+        let statusLine = lines.removeFirst().split(separator: " ")
+        guard statusLine.count >= 2, let status = Int(statusLine[1]) else {
+            throw Failure(description: "bad status line in \(headText)")
+        }
+        let headers = lines.map { line -> (name: String, value: String) in
+            let colon = line.firstIndex(of: ":")!
+            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        let length = headers.first { $0.name.lowercased() == "content-length" }.flatMap { Int($0.value) } ?? 0
+        let bodyLength = forHead || status == 100 || status == 204 || status == 304 ? 0 : length
+        while buffer.count < bodyLength { try fill() }
+        let body = Array(buffer[..<bodyLength])
+        buffer.removeFirst(bodyLength)
+        return Response(status: status, headers: headers, body: body)
+    }
+
+    /// Sends a request and reads its response.
+    public func exchange(_ request: String) throws -> Response {
+        try send(request)
+        return try readResponse(forHead: request.hasPrefix("HEAD "))
+    }
+
+    private func readUntilHeadEnd() throws -> Int {
+        while true {
+            if let end = buffer.firstRange(of: [13, 10, 13, 10]) { return end.lowerBound }
+            try fill()
+        }
+    }
+
+    private func fill() throws {
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if count == 0 { throw Failure(description: "connection closed by the server") }
+        if count < 0 { throw Failure(description: "recv: errno \(errno)") }
+        buffer.append(contentsOf: chunk[..<count])
+    }
+}

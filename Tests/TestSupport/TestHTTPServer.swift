@@ -1,0 +1,21 @@
+import HTTP
+import Logging
+
+/// Starts an HTTP server on a free loopback port for one test, with test-sized timeouts.
+public enum TestHTTPServer {
+    public static func start(
+        host: String = "127.0.0.1",
+        configure: (inout ServerConfiguration) -> Void = { _ in },
+        routes: (inout Router) -> Void
+    ) throws -> Server {
+        var configuration = ServerConfiguration(host: host, port: 0)
+        configuration.headerTimeout = .seconds(5)
+        configuration.idleTimeout = .seconds(10)
+        configure(&configuration)
+        var router = Router()
+        routes(&router)
+        var logger = Logger(label: "test-server")
+        logger.logLevel = .warning
+        return try Server(configuration: configuration, router: router, logger: logger)
+    }
+}
