@@ -1,0 +1,42 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs a program to completion with `posix_spawn` and `waitpid`. Foundation's `Process`
+/// was seen here to leave children un-reaped (and `waitUntilExit` waiting forever) when
+/// several ran at once; this has no monitoring machinery to go wrong.
+enum ChildProcess {
+    struct Outcome {
+        let status: Int32
+        let output: String
+    }
+
+    /// Output (stdout and stderr) goes to a temp file, not a pipe: a server started by the
+    /// child inherits its descriptors and would hold a pipe open after the child is gone.
+    static func run(_ executable: String, _ arguments: [String]) throws -> Outcome {
+        let outputPath = NSTemporaryDirectory() + "posts-server-child-\(getpid())-\(UInt64.random(in: 0 ... .max)).log"
+        defer { unlink(outputPath) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        guard spawned == 0 else {
+            throw LocalCluster.Failure(description: "cannot start \(executable): \(String(cString: strerror(spawned)))")
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            guard errno == EINTR else { throw LocalCluster.Failure(description: "waitpid failed: errno \(errno)") }
+        }
+        let exitCode = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        return Outcome(status: exitCode, output: output)
+    }
+}

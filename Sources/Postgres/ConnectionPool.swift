@@ -1,0 +1,112 @@
+import Dispatch
+import Synchronization
+
+/// A fixed number of connections shared by the request threads. A caller that finds them
+/// all busy waits at most `checkoutTimeout` and then fails with `.poolTimeout` (503)
+/// rather than queueing forever. Connections are made lazily and checked on every
+/// checkout, so after a database restart the stale ones are replaced without anyone
+/// noticing more than the outage itself.
+public final class ConnectionPool: Sendable {
+    public struct Configuration: Sendable {
+        public var conninfo: String
+        public var size: Int
+        public var checkoutTimeout: Duration = .seconds(3)
+        public var connectTimeout: Duration = .seconds(2)
+        public var queryTimeout: Duration = .seconds(4)
+
+        public init(conninfo: String, size: Int) {
+            self.conninfo = conninfo
+            self.size = max(1, size)
+        }
+    }
+
+    public struct Statistics: Sendable, Equatable {
+        public let inUse: Int
+        public let idle: Int
+        public let waiting: Int
+
+        public init(inUse: Int, idle: Int, waiting: Int) {
+            self.inUse = inUse
+            self.idle = idle
+            self.waiting = waiting
+        }
+    }
+
+    public let configuration: Configuration
+    private let slots: DispatchSemaphore
+    private let idle = Mutex<[PostgresConnection]>([])
+    private let inUse = Atomic<Int>(0)
+    private let waiting = Atomic<Int>(0)
+
+    public init(_ configuration: Configuration) {
+        self.configuration = configuration
+        slots = DispatchSemaphore(value: configuration.size)
+    }
+
+    public var statistics: Statistics {
+        Statistics(inUse: inUse.load(ordering: .relaxed), idle: idle.withLock { $0.count },
+                   waiting: waiting.load(ordering: .relaxed))
+    }
+
+    /// Lends a connection for the duration of `body`.
+    public func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        waiting.add(1, ordering: .relaxed)
+        let acquired = slots.wait(timeout: .now() + .nanoseconds(Int(configuration.checkoutTimeout.components.seconds * 1_000_000_000
+            + configuration.checkoutTimeout.components.attoseconds / 1_000_000_000)))
+        waiting.subtract(1, ordering: .relaxed)
+        guard acquired == .success else {
+            throw PostgresError(.poolTimeout, details: "all \(configuration.size) connections stayed busy for \(configuration.checkoutTimeout)")
+        }
+        inUse.add(1, ordering: .relaxed)
+        defer {
+            inUse.subtract(1, ordering: .relaxed)
+            slots.signal()
+        }
+        let connection = try checkOut()
+        defer { checkIn(connection) }
+        return try body(connection)
+    }
+
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    public func transaction<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        try withConnection { connection in
+            try connection.execute(unsafeSQL: "BEGIN")
+            let result: T
+            do {
+                result = try body(connection)
+            } catch {
+                try? connection.execute(unsafeSQL: "ROLLBACK")
+                throw error
+            }
+            try connection.execute(unsafeSQL: "COMMIT")
+            return result
+        }
+    }
+
+    /// Closes the idle connections; connections on loan close when they come back.
+    public func close() {
+        let connections = idle.withLock { connections in
+            defer { connections = [] }
+            return connections
+        }
+        connections.forEach { $0.close() }
+    }
+
+    private func checkOut() throws(PostgresError) -> PostgresConnection {
+        while let connection = idle.withLock({ $0.popLast() }) {
+            if connection.isUsable { return connection }
+            connection.close()
+        }
+        return try PostgresConnection(conninfo: configuration.conninfo, connectTimeout: configuration.connectTimeout,
+                                      queryTimeout: configuration.queryTimeout)
+    }
+
+    /// A connection left broken or inside a transaction is not reused.
+    private func checkIn(_ connection: PostgresConnection) {
+        guard connection.isUsable else {
+            connection.close()
+            return
+        }
+        idle.withLock { $0.append(connection) }
+    }
+}

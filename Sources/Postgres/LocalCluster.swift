@@ -1,0 +1,125 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A private PostgreSQL cluster in a directory of its own, driven by the installed server
+/// binaries (initdb, pg_ctl): the embedded default of `posts-server dev` and the throwaway
+/// database of the tests. It listens on a Unix socket only. initdb refuses to run as root,
+/// so as root the cluster belongs to the `postgres` system user.
+public struct LocalCluster: Sendable {
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Holds `data/`, the server log and the socket.
+    public let directory: URL
+    public let port: Int
+    public let binDirectory: String
+    /// Settings passed to the server as `-c name=value`.
+    public var settings: [String: String] = [:]
+
+    public var dataDirectory: URL { directory.appendingPathComponent("data") }
+    public var logFile: URL { directory.appendingPathComponent("postgres.log") }
+
+    /// Unix socket paths are limited to ~107 bytes; a deep directory gets its socket in /tmp.
+    public var socketDirectory: String {
+        if directory.path.utf8.count <= 80 { return directory.path }
+        var hasher = Hasher()
+        hasher.combine(directory.path)
+        return "/tmp/posts-server-\(String(UInt(bitPattern: hasher.finalize()) % 1_000_000_007, radix: 36))"
+    }
+
+    public init(directory: URL, port: Int = 5432) throws {
+        self.directory = directory.standardizedFileURL
+        self.port = port
+        self.binDirectory = try Self.findBinDirectory()
+    }
+
+    /// The libpq connection string for a database of this cluster.
+    public func conninfo(database: String = "postgres") -> String {
+        "host=\(socketDirectory) port=\(port) user=postgres dbname=\(database)"
+    }
+
+    public var isInitialized: Bool {
+        FileManager.default.fileExists(atPath: dataDirectory.appendingPathComponent("PG_VERSION").path)
+    }
+
+    /// initdb (if needed), then start; a cluster that is already running is left as it is.
+    public func start() throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        if socketDirectory != directory.path {
+            try FileManager.default.createDirectory(atPath: socketDirectory, withIntermediateDirectories: true)
+            try handToOwner(socketDirectory)
+        }
+        try handToOwner(directory.path)
+        if !isInitialized {
+            try run("initdb", ["-D", dataDirectory.path, "-U", "postgres", "-A", "trust", "-E", "UTF8",
+                               "--locale=C.UTF-8", "--no-sync"], what: "initdb")
+        }
+        if isRunning { return }
+        var options = ["-k \(socketDirectory)", "-p \(port)", "-c listen_addresses=''"]
+        for (name, value) in settings.sorted(by: { $0.key < $1.key }) { options.append("-c \(name)=\(value)") }
+        try run("pg_ctl", ["-D", dataDirectory.path, "-l", logFile.path, "-w", "-t", "60",
+                           "-o", options.joined(separator: " "), "start"], what: "starting PostgreSQL")
+    }
+
+    /// A fast shutdown: connections are cut, nothing committed is lost.
+    public func stop() throws {
+        guard isRunning else { return }
+        try run("pg_ctl", ["-D", dataDirectory.path, "-m", "fast", "-w", "-t", "60", "stop"], what: "stopping PostgreSQL")
+    }
+
+    public var isRunning: Bool {
+        isInitialized && (try? run("pg_ctl", ["-D", dataDirectory.path, "status"], what: "pg_ctl status")) != nil
+    }
+
+    // MARK: Processes
+
+    private static var isRoot: Bool { geteuid() == 0 }
+
+    /// Runs a server binary, as the `postgres` user when we are root; throws with its output.
+    @discardableResult
+    private func run(_ tool: String, _ arguments: [String], what: String) throws -> String {
+        let binary = "\(binDirectory)/\(tool)"
+        let outcome = Self.isRoot
+            ? try ChildProcess.run("/usr/sbin/runuser", ["-u", "postgres", "--", binary] + arguments)
+            : try ChildProcess.run(binary, arguments)
+        guard outcome.status == 0 else {
+            throw Failure(description: "\(what) failed (\(tool) exited \(outcome.status)): \(outcome.output)")
+        }
+        return outcome.output
+    }
+
+    private func handToOwner(_ path: String) throws {
+        guard Self.isRoot else { return }
+        guard let user = getpwnam("postgres") else {
+            throw Failure(description: "running as root needs the `postgres` system user (apt-get install postgresql)")
+        }
+        guard chown(path, user.pointee.pw_uid, user.pointee.pw_gid) == 0, chmod(path, 0o700) == 0 else {
+            throw Failure(description: "cannot hand \(path) to the postgres user (errno \(errno))")
+        }
+    }
+
+    /// `pg_config --bindir` when it holds initdb, else the newest /usr/lib/postgresql/*/bin.
+    static func findBinDirectory() throws -> String {
+        let fileManager = FileManager.default
+        if let fromConfig = try? Self.capture("/usr/bin/pg_config", ["--bindir"]),
+           fileManager.isExecutableFile(atPath: "\(fromConfig)/initdb") {
+            return fromConfig
+        }
+        let root = "/usr/lib/postgresql"
+        let versions = ((try? fileManager.contentsOfDirectory(atPath: root)) ?? [])
+            .compactMap(Int.init).sorted(by: >)
+        for version in versions where fileManager.isExecutableFile(atPath: "\(root)/\(version)/bin/initdb") {
+            return "\(root)/\(version)/bin"
+        }
+        throw Failure(description: "no PostgreSQL server binaries found (apt-get install postgresql)")
+    }
+
+    private static func capture(_ executable: String, _ arguments: [String]) throws -> String {
+        let outcome = try ChildProcess.run(executable, arguments)
+        guard outcome.status == 0 else { throw Failure(description: "\(executable) exited \(outcome.status)") }
+        return outcome.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}

@@ -1,0 +1,63 @@
+import CLibPQ
+
+/// The rows of one statement, read straight from libpq's result (binary format).
+public final class PostgresResult: @unchecked Sendable {
+    // Immutable once made; libpq results are plain memory, safe to read from any thread.
+    private let handle: OpaquePointer
+    public let sql: String
+    public let rowCount: Int
+    /// Rows the statement changed (INSERT/UPDATE/DELETE), 0 for others.
+    public let affectedRows: Int
+    private let columnIndex: [String: Int32]
+
+    init(handle: OpaquePointer, sql: String) {
+        self.handle = handle
+        self.sql = sql
+        rowCount = Int(PQntuples(handle))
+        affectedRows = Int(String(cString: PQcmdTuples(handle))) ?? 0
+        var columns: [String: Int32] = [:]
+        for column in 0..<PQnfields(handle) {
+            columns[String(cString: PQfname(handle, column))] = column
+        }
+        columnIndex = columns
+    }
+
+    deinit { PQclear(handle) }
+
+    public var rows: [PostgresRow] { (0..<rowCount).map { PostgresRow(result: self, index: Int32($0)) } }
+
+    public var first: PostgresRow? { rowCount > 0 ? PostgresRow(result: self, index: 0) : nil }
+
+    fileprivate func decode<Value: PostgresDecodable>(row: Int32, column name: String, as type: Value.Type,
+                                                      file: String, line: Int) throws(PostgresError) -> Value {
+        guard let column = columnIndex[name] else {
+            throw PostgresError(.decoding, details: "no column \"\(name)\" in the result of: \(sql)", file: file, line: line)
+        }
+        let columnType = PostgresType(rawValue: PQftype(handle, column))
+        if PQgetisnull(handle, row, column) == 1 {
+            guard let null = Value.decodedNull else {
+                throw PostgresError(.decoding, details: "column \"\(name)\" (#\(column)) is NULL; \(Value.self) cannot hold NULL",
+                                    file: file, line: line)
+            }
+            return null
+        }
+        let bytes = UnsafeRawBufferPointer(start: PQgetvalue(handle, row, column), count: Int(PQgetlength(handle, row, column)))
+        guard let value = Value(postgresBytes: bytes, type: columnType) else {
+            throw PostgresError(.decoding,
+                                details: "column \"\(name)\" (#\(column), type oid \(columnType.rawValue)) does not decode as \(Value.self)",
+                                file: file, line: line)
+        }
+        return value
+    }
+}
+
+/// One row of a result; columns are read by name.
+public struct PostgresRow: Sendable {
+    let result: PostgresResult
+    let index: Int32
+
+    public func decode<Value: PostgresDecodable>(_ column: String, as type: Value.Type = Value.self,
+                                                 file: String = #fileID, line: Int = #line) throws(PostgresError) -> Value {
+        try result.decode(row: index, column: column, as: type, file: file, line: line)
+    }
+}

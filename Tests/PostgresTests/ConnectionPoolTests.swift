@@ -1,0 +1,89 @@
+import Dispatch
+import Foundation
+import Postgres
+import Testing
+import TestSupport
+
+@Suite struct ConnectionPoolTests {
+    private func makePool(size: Int = 2, checkoutTimeout: Duration = .seconds(3)) throws -> ConnectionPool {
+        var configuration = ConnectionPool.Configuration(conninfo: try TestDatabase.makeDatabase(), size: size)
+        configuration.checkoutTimeout = checkoutTimeout
+        return ConnectionPool(configuration)
+    }
+
+    private func userCount(_ pool: ConnectionPool) throws -> Int {
+        try pool.withConnection { try $0.query("SELECT count(*) AS n FROM users").first!.decode("n") }
+    }
+
+    @Test func transaction_commitsOnReturn() throws {
+        let pool = try makePool()
+        try pool.transaction { try $0.query("INSERT INTO users (email) VALUES ('a@x')") }
+        #expect(try userCount(pool) == 1)
+    }
+
+    @Test func transaction_rollsBackOnThrow() throws {
+        struct Abort: Error {}
+        let pool = try makePool()
+        #expect(throws: Abort.self) {
+            try pool.transaction { connection in
+                try connection.query("INSERT INTO users (email) VALUES ('a@x')")
+                throw Abort()
+            }
+        }
+        #expect(try userCount(pool) == 0)
+        #expect(throws: PostgresError.self) {
+            try pool.transaction { connection in
+                try connection.query("INSERT INTO users (email) VALUES ('b@x')")
+                try connection.query("INSERT INTO users (email) VALUES ('b@x')")
+            }
+        }
+        #expect(try userCount(pool) == 0)
+    }
+
+    @Test func exhaustedPool_timesOutInsteadOfQueueingForever() throws {
+        let pool = try makePool(size: 1, checkoutTimeout: .milliseconds(200))
+        let holding = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let done = DispatchGroup()
+        DispatchQueue.global().async(group: done) {
+            _ = try? pool.withConnection { _ in
+                holding.signal()
+                release.wait()
+            }
+        }
+        holding.wait()
+        #expect(pool.statistics.inUse == 1)
+        let error = #expect(throws: PostgresError.self) { try pool.withConnection { _ in } }
+        #expect(error?.kind == .poolTimeout)
+        #expect(error?.isUnavailable == true)
+        release.signal()
+        done.wait()
+        try pool.withConnection { _ in }
+        #expect(pool.statistics == ConnectionPool.Statistics(inUse: 0, idle: 1, waiting: 0))
+    }
+
+    @Test func unreachableServer_failsFastAsUnavailable() throws {
+        let pool = ConnectionPool(ConnectionPool.Configuration(conninfo: "host=/nonexistent port=1 user=x dbname=x", size: 1))
+        let error = #expect(throws: PostgresError.self) { try pool.withConnection { _ in } }
+        #expect(error?.kind == .connectionFailed)
+        #expect(error?.isUnavailable == true)
+    }
+}
+
+/// Stops and restarts a cluster of its own: the shared one serves the other tests.
+@Suite struct DatabaseOutageTests {
+    @Test func pool_reportsUnavailableWhileDown_andRecoversWhenBack() throws {
+        let cluster = try TestDatabase.startThrowawayCluster()
+        let pool = ConnectionPool(ConnectionPool.Configuration(conninfo: cluster.conninfo(), size: 2))
+        #expect(try pool.withConnection { try $0.query("SELECT 1 AS one").first!.decode("one", as: Int.self) } == 1)
+
+        try cluster.stop()
+        let started = ContinuousClock.now
+        let error = #expect(throws: PostgresError.self) { try pool.withConnection { try $0.query("SELECT 1 AS one") } }
+        #expect(error?.isUnavailable == true)
+        #expect(ContinuousClock.now - started < .seconds(5))
+
+        try cluster.start()
+        #expect(try pool.withConnection { try $0.query("SELECT 1 AS one").first!.decode("one", as: Int.self) } == 1)
+    }
+}

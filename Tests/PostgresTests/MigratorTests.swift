@@ -1,0 +1,69 @@
+import Dispatch
+import Foundation
+import Postgres
+import Synchronization
+import Testing
+import TestSupport
+
+@Suite struct MigratorTests {
+    private let migrations = [
+        Migrator.Migration(version: "0001", name: "first", sql: "CREATE TABLE a (id int); INSERT INTO a VALUES (1);"),
+        Migrator.Migration(version: "0002", name: "second", sql: "CREATE TABLE b (id int); INSERT INTO b SELECT id + 1 FROM a;"),
+    ]
+
+    private func count(_ conninfo: String, _ table: String) throws -> Int {
+        let connection = try PostgresConnection(conninfo: conninfo)
+        return try connection.query("SELECT count(*) AS n FROM \(unsafeSQL: table)").first!.decode("n")
+    }
+
+    @Test func migrations_applyInOrderOnce() throws {
+        let conninfo = try TestDatabase.makeEmptyDatabase()
+        let migrator = Migrator(migrations: migrations.reversed())
+        #expect(try migrator.migrate(conninfo: conninfo) == ["0001_first.sql", "0002_second.sql"])
+        #expect(try migrator.migrate(conninfo: conninfo) == [])
+        #expect(try count(conninfo, "b") == 1)
+        #expect(try count(conninfo, "schema_migrations") == 2)
+    }
+
+    @Test func concurrentMigrators_applyEachFileExactlyOnce() throws {
+        let conninfo = try TestDatabase.makeEmptyDatabase()
+        let migrator = Migrator(migrations: migrations)
+        let applied = Mutex<[String]>([])
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 6) { _ in
+            do {
+                let names = try migrator.migrate(conninfo: conninfo)
+                applied.withLock { $0 += names }
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        #expect(failures.withLock { $0 } == [])
+        #expect(applied.withLock { $0.sorted() } == ["0001_first.sql", "0002_second.sql"])
+        #expect(try count(conninfo, "a") == 1)
+    }
+
+    @Test func changedMigration_isRefusedWithItsName() throws {
+        let conninfo = try TestDatabase.makeEmptyDatabase()
+        try Migrator(migrations: migrations).migrate(conninfo: conninfo)
+        var edited = migrations
+        edited[0] = Migrator.Migration(version: "0001", name: "first", sql: "CREATE TABLE a (id bigint);")
+        let error = #expect(throws: PostgresError.self) { try Migrator(migrations: edited).migrate(conninfo: conninfo) }
+        #expect(error?.kind == .migration)
+        #expect(error?.details.contains("0001_first.sql") == true)
+    }
+
+    @Test func failingMigration_leavesNothingBehind() throws {
+        let conninfo = try TestDatabase.makeEmptyDatabase()
+        let broken = migrations + [Migrator.Migration(version: "0003", name: "broken", sql: "CREATE TABLE c (id int); SELECT nonsense;")]
+        let error = #expect(throws: PostgresError.self) { try Migrator(migrations: broken).migrate(conninfo: conninfo) }
+        #expect(error?.details.contains("0003_broken.sql") == true)
+        #expect(try count(conninfo, "schema_migrations") == 2)
+        #expect(throws: PostgresError.self) { try count(conninfo, "c") }
+    }
+
+    @Test func repositoryMigrations_load() throws {
+        let migrator = try Migrator(directory: TestDatabase.migrationsDirectory)
+        #expect(migrator.migrations.first?.fileName == "0001_initial_schema.sql")
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import Postgres
+import Testing
+import TestSupport
+
+/// The wrapper against the real PostgreSQL of the test run.
+@Suite struct PostgresConnectionTests {
+    private func connect() throws -> PostgresConnection {
+        try PostgresConnection(conninfo: TestDatabase.makeDatabase())
+    }
+
+    @Test(arguments: ["", "plain", "x'); DROP TABLE posts; --", "$1 ? :name \\ \" '", "héllo wörld 👩‍👩‍👧", "line\nbreak\ttab"])
+    func hostileStrings_roundTripUnchanged(_ text: String) throws {
+        let connection = try connect()
+        let back: String = try connection.query("SELECT \(text)::text AS value").first!.decode("value")
+        #expect(back == text)
+        #expect(try connection.query("SELECT count(*) AS n FROM posts").first!.decode("n", as: Int.self) == 0)
+    }
+
+    @Test func everyBindableType_roundTrips() throws {
+        let connection = try connect()
+        let uuid = UUID()
+        let date = Date(timeIntervalSince1970: 1_763_647_387.123)
+        let bytes: [UInt8] = [0, 1, 2, 255, 0]
+        let row = try connection.query("""
+            SELECT \(Int(42)) AS int, \(Int64.max) AS int64, \(Int32.min) AS int32, \(true) AS yes, \(false) AS no,
+                   \(3.25) AS double, \("text") AS text, \(uuid) AS uuid, \(date) AS date, \(bytes) AS bytes,
+                   \(Data(bytes)) AS data, \(Optional<Int64>.none)::bigint AS missing, \(Optional(5)) AS present
+            """).first!
+        #expect(try row.decode("int", as: Int.self) == 42)
+        #expect(try row.decode("int64", as: Int64.self) == .max)
+        #expect(try row.decode("int32", as: Int32.self) == .min)
+        #expect(try row.decode("yes", as: Bool.self))
+        #expect(try !row.decode("no", as: Bool.self))
+        #expect(try row.decode("double", as: Double.self) == 3.25)
+        #expect(try row.decode("text", as: String.self) == "text")
+        #expect(try row.decode("uuid", as: UUID.self) == uuid)
+        #expect(abs(try row.decode("date", as: Date.self).timeIntervalSince(date)) < 0.000_001)
+        #expect(try row.decode("bytes", as: [UInt8].self) == bytes)
+        #expect(try row.decode("data", as: Data.self) == Data(bytes))
+        #expect(try row.decode("missing", as: Int64?.self) == nil)
+        #expect(try row.decode("present", as: Int?.self) == 5)
+    }
+
+    @Test func narrowerIntegerColumns_decodeIntoWiderTypes() throws {
+        let connection = try connect()
+        let row = try connection.query("SELECT 7::int2 AS small, 8::int4 AS medium").first!
+        #expect(try row.decode("small", as: Int64.self) == 7)
+        #expect(try row.decode("medium", as: Int.self) == 8)
+    }
+
+    @Test func decodingErrors_nameColumnAndType() throws {
+        let connection = try connect()
+        let row = try connection.query("SELECT 'x'::text AS name, NULL::int AS nothing").first!
+        let wrongType = #expect(throws: PostgresError.self) { try row.decode("name", as: Int.self) }
+        #expect(wrongType?.kind == .decoding)
+        #expect(wrongType?.details.contains("\"name\"") == true)
+        #expect(wrongType?.details.contains("Int") == true)
+        let null = #expect(throws: PostgresError.self) { try row.decode("nothing", as: Int.self) }
+        #expect(null?.details.contains("NULL") == true)
+        let missing = #expect(throws: PostgresError.self) { try row.decode("absent", as: Int.self) }
+        #expect(missing?.details.contains("absent") == true)
+    }
+
+    @Test func nulByte_isRefusedByTheServerNotTruncated() throws {
+        let connection = try connect()
+        let error = #expect(throws: PostgresError.self) { try connection.query("SELECT \("a\u{0}b")::text AS v") }
+        #expect(error?.kind == .server)
+        #expect(error?.sqlState == .characterNotInRepertoire)
+        // The connection survives a statement error.
+        #expect(try connection.query("SELECT 1 AS one").first!.decode("one", as: Int.self) == 1)
+    }
+
+    @Test func statements_arePreparedOncePerConnection() throws {
+        let connection = try connect()
+        for id in 0..<5 { try connection.query("SELECT \(id) AS id") }
+        let prepared: Int = try connection.query("SELECT count(*) AS n FROM pg_prepared_statements").first!.decode("n")
+        // "SELECT $1 AS id" once, plus this counting statement itself.
+        #expect(prepared == 2)
+    }
+
+    @Test func uniqueViolation_carriesItsSQLState() throws {
+        let connection = try connect()
+        try connection.query("INSERT INTO users (email) VALUES (\("a@example.com"))")
+        let error = #expect(throws: PostgresError.self) {
+            try connection.query("INSERT INTO users (email) VALUES (\("a@example.com"))")
+        }
+        #expect(error?.sqlState == .uniqueViolation)
+        #expect(error?.isUnavailable == false)
+        #expect(error.map { !$0.description.contains("INSERT") } == true)
+    }
+
+    @Test func affectedRows_areCounted() throws {
+        let connection = try connect()
+        try connection.query("INSERT INTO users (email) VALUES ('a@x'), ('b@x'), ('c@x')")
+        #expect(try connection.query("DELETE FROM users WHERE email <> \("a@x")").affectedRows == 2)
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import Postgres
+import Synchronization
+
+/// The PostgreSQL of a test run: one throwaway cluster per test process, a template
+/// database migrated once, and a fresh copy of it for every test (CREATE DATABASE …
+/// TEMPLATE is a file copy: far cheaper than migrating again).
+public enum TestDatabase {
+    /// The repository's `migrations/` folder.
+    public static let migrationsDirectory = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("migrations")
+
+    private static let templateName = "posts_template"
+    private static let counter = Atomic<Int>(0)
+
+    private static let shared: Result<LocalCluster, any Error> = Result {
+        let cluster = try startThrowawayCluster()
+        let admin = try PostgresConnection(conninfo: cluster.conninfo(), queryTimeout: .zero)
+        try admin.execute(unsafeSQL: "CREATE DATABASE \(templateName)")
+        admin.close()
+        try Migrator(directory: migrationsDirectory).migrate(conninfo: cluster.conninfo(database: templateName))
+        return cluster
+    }
+
+    /// The shared cluster, started on first use and stopped when the test process exits.
+    public static func cluster() throws -> LocalCluster {
+        try shared.get()
+    }
+
+    /// A new database with every migration applied; returns its connection string.
+    public static func makeDatabase() throws -> String {
+        let cluster = try cluster()
+        let name = "test_\(getpid())_\(counter.wrappingAdd(1, ordering: .relaxed).oldValue)"
+        let admin = try PostgresConnection(conninfo: cluster.conninfo(), queryTimeout: .zero)
+        defer { admin.close() }
+        try admin.execute(unsafeSQL: "CREATE DATABASE \(name) TEMPLATE \(templateName)")
+        return cluster.conninfo(database: name)
+    }
+
+    /// A new, empty database (no migrations), for tests of the migrator itself.
+    public static func makeEmptyDatabase() throws -> String {
+        let cluster = try cluster()
+        let name = "empty_\(getpid())_\(counter.wrappingAdd(1, ordering: .relaxed).oldValue)"
+        let admin = try PostgresConnection(conninfo: cluster.conninfo(), queryTimeout: .zero)
+        defer { admin.close() }
+        try admin.execute(unsafeSQL: "CREATE DATABASE \(name)")
+        return cluster.conninfo(database: name)
+    }
+
+    /// A cluster of its own in a temp directory, stopped and deleted at process exit.
+    /// Tuned for tests: nothing here needs to survive a crash.
+    public static func startThrowawayCluster() throws -> LocalCluster {
+        let directory = URL(fileURLWithPath: NSTemporaryDirectory())
+            .appendingPathComponent("posts-server-test-\(getpid())-\(counter.wrappingAdd(1, ordering: .relaxed).oldValue)")
+        var cluster = try LocalCluster(directory: directory)
+        cluster.settings = ["fsync": "off", "synchronous_commit": "off", "full_page_writes": "off",
+                            "max_connections": "300", "shared_buffers": "'128MB'"]
+        try cluster.start()
+        ClusterCleanup.register(cluster)
+        return cluster
+    }
+}
+
+/// Stops the clusters a test process started when it exits.
+enum ClusterCleanup {
+    private static let clusters = Mutex<[LocalCluster]>([])
+
+    static func register(_ cluster: LocalCluster) {
+        let first = clusters.withLock { list in
+            list.append(cluster)
+            return list.count == 1
+        }
+        if first { atexit { ClusterCleanup.stopAll() } }
+    }
+
+    static func stopAll() {
+        for cluster in clusters.withLock({ $0 }) {
+            try? cluster.stop()
+            try? FileManager.default.removeItem(at: cluster.directory)
+        }
+    }
+}
