@@ -47,7 +47,7 @@ let package = Package(
         ),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
-        .testTarget(name: "PostsServerTests", dependencies: ["PostsServer", "TestSupport"]),
+        .testTarget(name: "PostsServerTests", dependencies: ["PostsServer", "TestSupport", "posts-server"]),
     ],
     swiftLanguageModes: [.v6]
 )

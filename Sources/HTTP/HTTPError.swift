@@ -61,3 +61,9 @@ extension HTTPError {
         self.init(error.status, code: error.code, message: error.message)
     }
 }
+
+/// An error from another layer that knows which HTTP error it means. The application
+/// conforms its errors (the database's, say) in one place; the server renders them.
+public protocol HTTPResponseConvertible: Error {
+    var httpError: HTTPError { get }
+}

@@ -72,6 +72,12 @@ final class ServerCore: Sendable {
                 response = try route.handler(request, context)
             } catch let error as HTTPError {
                 response = error.makeResponse()
+            } catch let error as any HTTPResponseConvertible {
+                let mapped = error.httpError
+                if mapped.status.code >= 500 {
+                    logger.error("request failed", metadata: ["error": "\(String(reflecting: error))", "route": "\(route.pattern)"])
+                }
+                response = mapped.makeResponse()
             } catch {
                 // The detail stays in the log; the client learns only that it was our fault.
                 logger.error("handler failed", metadata: ["error": "\(error)", "route": "\(route.pattern)"])

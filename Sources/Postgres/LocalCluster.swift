@@ -25,9 +25,14 @@ public struct LocalCluster: Sendable {
     /// Unix socket paths are limited to ~107 bytes; a deep directory gets its socket in /tmp.
     public var socketDirectory: String {
         if directory.path.utf8.count <= 80 { return directory.path }
-        var hasher = Hasher()
-        hasher.combine(directory.path)
-        return "/tmp/posts-server-\(String(UInt(bitPattern: hasher.finalize()) % 1_000_000_007, radix: 36))"
+        return "/tmp/posts-server-\(Self.stableHash(directory.path))"
+    }
+
+    /// FNV-1a: the same name for the same path in every run (`Hasher` is seeded per process).
+    public static func stableHash(_ text: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return String(hash, radix: 36)
     }
 
     public init(directory: URL, port: Int = 5432) throws {
@@ -72,6 +77,14 @@ public struct LocalCluster: Sendable {
 
     public var isRunning: Bool {
         isInitialized && (try? run("pg_ctl", ["-D", dataDirectory.path, "status"], what: "pg_ctl status")) != nil
+    }
+
+    /// Whether the user the cluster would run as can reach `directory` (enter it and every
+    /// folder above it); always true when we are not root, since the cluster then runs as us.
+    public static func postgresUserCanReach(_ directory: URL) -> Bool {
+        guard isRoot else { return true }
+        let outcome = try? ChildProcess.run("/usr/sbin/runuser", ["-u", "postgres", "--", "test", "-x", directory.path])
+        return outcome?.status == 0
     }
 
     // MARK: Processes

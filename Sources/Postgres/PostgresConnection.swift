@@ -29,6 +29,8 @@ public final class PostgresConnection: @unchecked Sendable {
             PQfinish(connection)
             throw PostgresError(.connectionFailed, details: message)
         }
+        // Notices ("relation already exists, skipping") would go to stderr, around the log.
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
         handle = connection
     }
 

@@ -23,7 +23,7 @@ public struct SQLState: RawRepresentable, Hashable, Sendable, CustomStringConver
 
 /// A failure of the database layer. `description` is safe to show anyone (no SQL, no
 /// values, no server text); `details` is for the log.
-public struct PostgresError: Error, Sendable, CustomStringConvertible {
+public struct PostgresError: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     public enum Kind: Sendable, Equatable {
         /// The server could not be reached or refused us.
         case connectionFailed
@@ -67,4 +67,7 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         "database error (\(kind)\(sqlState.map { ", SQLSTATE \($0)" } ?? ""))"
     }
+
+    /// Everything, for the log: never for a client.
+    public var debugDescription: String { "\(description) at \(file):\(line): \(details)" }
 }

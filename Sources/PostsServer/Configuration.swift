@@ -21,6 +21,23 @@ public struct Configuration: Sendable {
 
     public struct Invalid: Error, CustomStringConvertible {
         public let description: String
+
+        static let missingDatabaseURL = Invalid(
+            description: "DATABASE_URL is not set: give a libpq connection string or postgres:// URL "
+                + "(or use `posts-server dev` for a private database)")
+    }
+
+    /// Refuses combinations that are unsafe rather than malformed.
+    public func validate() throws {
+        if authMode == .trust && !trustAnyHost && !Self.isLoopback(host) {
+            throw Invalid(description: "AUTH_MODE=trust lets anyone act as any user; it only binds to a loopback HOST "
+                + "(not \(host)) unless TRUST_ANY_HOST=1")
+        }
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        return bare == "localhost" || bare == "::1" || bare.hasPrefix("127.")
     }
 
     /// The settings the environment gives; a malformed value is an error naming its variable.

@@ -1,10 +1,16 @@
 import HTTP
+import Postgres
 
-/// `GET /api/ping`: proof of life that touches nothing else.
+/// `GET /api/ping` (proof of life, no database) and `GET /api/health` (the database too).
 enum HealthRoutes {
     private static let pong = Response.json(Array(#"{"status":"success","message":"pong"}"#.utf8))
+    private static let healthy = Response.json(Array(#"{"status":"success","database":"ok"}"#.utf8))
 
-    static func register(on router: inout Router) {
+    static func register(on router: inout Router, pool: ConnectionPool) {
         router.get("/api/ping") { _, _ in pong }
+        router.get("/api/health") { _, _ in
+            try pool.withConnection { try $0.query("SELECT 1 AS ok") }
+            return healthy
+        }
     }
 }

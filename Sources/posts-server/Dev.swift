@@ -1,0 +1,81 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Postgres
+import PostsServer
+
+/// The embedded default: a private PostgreSQL cluster, migrated and seeded, served in
+/// trust mode. Nothing to configure.
+struct Dev: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run on a private PostgreSQL cluster in ./.data/postgres (trust mode, demo data).")
+
+    @OptionGroup var options: SharedOptions
+
+    @Option(help: "Where the private cluster lives.")
+    var dataDir = ".data/postgres"
+
+    func run() throws {
+        var configuration = try options.resolve()
+        if options.authMode == nil && ProcessInfo.processInfo.environment["AUTH_MODE"] == nil {
+            configuration.authMode = .trust
+        }
+        let logger = Bootstrap.logger(format: configuration.logFormat)
+        var cluster: LocalCluster?
+        if configuration.databaseURL == nil {
+            let started = try DevCluster.start(at: URL(fileURLWithPath: dataDir), logger: logger)
+            cluster = started
+            configuration.databaseURL = started.conninfo(database: DevCluster.databaseName)
+        }
+        defer {
+            if let cluster {
+                logger.info("stopping the private PostgreSQL cluster")
+                try? cluster.stop()
+            }
+        }
+        try Migrations.apply(conninfo: configuration.databaseURL!, directory: Migrations.locate(), logger: logger)
+        let application = try Application(configuration: configuration, logger: logger)
+        if try DemoSeed.seedIfEmpty(application.pool) {
+            logger.info("seeded demo users and posts")
+        }
+        logger.info("try it: curl \(application.server.baseURL)/api/posts/recent")
+        Bootstrap.waitForTerminationSignal()
+        application.stop()
+    }
+}
+
+/// The private cluster of `dev`.
+enum DevCluster {
+    static let databaseName = "posts"
+
+    static func start(at requested: URL, logger: Logger) throws -> LocalCluster {
+        let directory = try reachableDirectory(for: requested.standardizedFileURL, logger: logger)
+        let cluster = try LocalCluster(directory: directory)
+        logger.info("starting the private PostgreSQL cluster", metadata: ["directory": "\(requested.path)"])
+        try cluster.start()
+        let admin = try PostgresConnection(conninfo: cluster.conninfo(), queryTimeout: .zero)
+        defer { admin.close() }
+        let exists = try admin.query("SELECT count(*) AS n FROM pg_database WHERE datname = \(databaseName)")
+            .first!.decode("n", as: Int.self) > 0
+        if !exists { try admin.execute(unsafeSQL: "CREATE DATABASE \(databaseName)") }
+        return cluster
+    }
+
+    /// As root the cluster runs as the `postgres` user, who may not be able to enter the
+    /// project folder (a checkout under /root, say). Then the cluster lives under
+    /// /var/lib/posts-server and `.data/postgres` links to it.
+    private static func reachableDirectory(for requested: URL, logger: Logger) throws -> URL {
+        let fileManager = FileManager.default
+        if let target = try? fileManager.destinationOfSymbolicLink(atPath: requested.path) {
+            return URL(fileURLWithPath: target)
+        }
+        try fileManager.createDirectory(at: requested.deletingLastPathComponent(), withIntermediateDirectories: true)
+        guard !LocalCluster.postgresUserCanReach(requested.deletingLastPathComponent()) else { return requested }
+        let elsewhere = URL(fileURLWithPath: "/var/lib/posts-server/cluster-\(LocalCluster.stableHash(requested.path))")
+        try fileManager.createDirectory(at: elsewhere.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try fileManager.createSymbolicLink(at: requested, withDestinationURL: elsewhere)
+        logger.info("the postgres user cannot enter the project folder; the cluster lives elsewhere",
+                    metadata: ["directory": "\(elsewhere.path)"])
+        return elsewhere
+    }
+}

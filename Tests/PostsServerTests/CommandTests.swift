@@ -1,0 +1,52 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// The operator's contract, against the built executable.
+@Suite struct CommandTests {
+    @Test func serveWithoutDatabaseURL_failsNamingIt() throws {
+        let process = try ServerProcess(["serve"])
+        let exit = process.waitForExit()
+        #expect(exit != 0)
+        #expect(process.lines.contains { $0.contains("DATABASE_URL") })
+    }
+
+    @Test func serve_migratesServesAndStopsCleanlyOnSIGTERM() throws {
+        let conninfo = try TestDatabase.makeEmptyDatabase()
+        let process = try ServerProcess(["serve"], environment: ["DATABASE_URL": conninfo, "PORT": "0",
+                                                                 "MIGRATIONS_DIR": TestDatabase.migrationsDirectory.path])
+        let port = try #require(process.listeningPort())
+        #expect(process.lines.contains { $0.contains("applied migration") && $0.contains("0001_initial_schema.sql") })
+        let client = try RawHTTPClient(port: port)
+        #expect(try client.exchange("GET /api/health HTTP/1.1\r\nHost: t\r\n\r\n").status == 200)
+        process.signal(SIGTERM)
+        #expect(process.waitForExit() == 0)
+    }
+
+    @Test func migrate_isIdempotent_andJSONLogsAreJSON() throws {
+        let conninfo = try TestDatabase.makeEmptyDatabase()
+        let environment = ["DATABASE_URL": conninfo, "LOG_FORMAT": "json",
+                           "MIGRATIONS_DIR": TestDatabase.migrationsDirectory.path]
+        for _ in 0..<2 {
+            let process = try ServerProcess(["migrate"], environment: environment)
+            #expect(process.waitForExit() == 0)
+            #expect(!process.lines.isEmpty)
+            for line in process.lines {
+                #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) is [String: Any], "\(line)")
+            }
+        }
+    }
+
+    @Test func flag_winsOverEnvironment() throws {
+        let process = try ServerProcess(["serve", "--port", "notaport"], environment: ["PORT": "8080"])
+        #expect(process.waitForExit() != 0)
+    }
+
+    @Test func trustMode_refusesNonLoopbackHost() throws {
+        let conninfo = try TestDatabase.makeDatabase()
+        let process = try ServerProcess(["serve", "--no-migrate"], environment: [
+            "DATABASE_URL": conninfo, "AUTH_MODE": "trust", "HOST": "0.0.0.0", "PORT": "0"])
+        #expect(process.waitForExit() != 0)
+        #expect(process.lines.contains { $0.contains("TRUST_ANY_HOST") })
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The built `posts-server` executable run as a child process, its output read line by line.
+public final class ServerProcess: @unchecked Sendable {
+    public let pid: pid_t
+    private let output: Int32
+    private var buffer: [UInt8] = []
+    public private(set) var lines: [String] = []
+
+    /// `.build/<triple>/debug/posts-server`, beside the test bundle.
+    public static var executable: String {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("posts-server").path
+    }
+
+    public init(_ arguments: [String], environment: [String: String] = [:]) throws {
+        var pipe: [Int32] = [0, 0]
+        guard Glibc.pipe(&pipe) == 0 else { throw RawHTTPClient.Failure(description: "pipe failed") }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, pipe[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, pipe[1], 2)
+        posix_spawn_file_actions_addclose(&actions, pipe[0])
+        var merged = ProcessInfo.processInfo.environment
+        for name in ["DATABASE_URL", "HOST", "PORT", "AUTH_MODE", "LOG_FORMAT", "DB_POOL_SIZE", "UPLOAD_DIR"] {
+            merged[name] = nil
+        }
+        merged.merge(environment) { $1 }
+        let argv = ([Self.executable] + arguments).map { strdup($0) } + [nil]
+        let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var child: pid_t = 0
+        let status = posix_spawn(&child, Self.executable, &actions, nil, argv, envp)
+        Glibc.close(pipe[1])
+        guard status == 0 else {
+            Glibc.close(pipe[0])
+            throw RawHTTPClient.Failure(description: "cannot start \(Self.executable): \(status)")
+        }
+        pid = child
+        output = pipe[0]
+    }
+
+    deinit {
+        kill(pid, SIGKILL)
+        var status: Int32 = 0
+        waitpid(pid, &status, WNOHANG)
+        Glibc.close(output)
+    }
+
+    /// Reads output until a line contains `text`; nil if the output ends or time runs out.
+    public func waitForLine(containing text: String, timeout: Duration = .seconds(30)) -> String? {
+        if let line = lines.first(where: { $0.contains(text) }) { return line }
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            var descriptor = pollfd(fd: output, events: Int16(POLLIN), revents: 0)
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            guard poll(&descriptor, 1, Int32(max(1, remaining.components.seconds * 1000 + 1))) > 0 else { continue }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let count = chunk.withUnsafeMutableBytes { read(output, $0.baseAddress, $0.count) }
+            guard count > 0 else { return nil }
+            buffer += chunk[..<count]
+            while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeFirst(newline + 1)
+                lines.append(line)
+                if line.contains(text) { return line }
+            }
+        }
+        return nil
+    }
+
+    public func signal(_ number: Int32) { kill(pid, number) }
+
+    /// The exit code once the process ends (128 + signal when killed by one).
+    public func waitForExit() -> Int32 {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        _ = waitForLine(containing: "\u{0}", timeout: .milliseconds(100))
+        return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+    }
+
+    /// The port from the `listening on http://HOST:PORT` line.
+    public func listeningPort() -> Int? {
+        guard let line = waitForLine(containing: "listening on http://") else { return nil }
+        let url = line[line.range(of: "listening on http://")!.upperBound...]
+        return url.split(separator: " ").first.flatMap { $0.split(separator: ":").last }.flatMap { Int($0) }
+    }
+}

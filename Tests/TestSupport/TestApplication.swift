@@ -1,0 +1,23 @@
+import Foundation
+import HTTP
+import Logging
+import PostsServer
+
+/// The whole application on a free loopback port, over a database of the test run.
+public enum TestApplication {
+    public static func start(
+        conninfo: String? = nil,
+        configure: (inout Configuration) -> Void = { _ in }
+    ) throws -> Application {
+        var configuration = Configuration()
+        configuration.databaseURL = try conninfo ?? TestDatabase.makeDatabase()
+        configuration.port = 0
+        configuration.databasePoolSize = 4
+        configuration.authMode = .trust
+        configuration.uploadDirectory = NSTemporaryDirectory() + "posts-server-uploads-\(UUID().uuidString)"
+        configure(&configuration)
+        var logger = Logger(label: "test-app")
+        logger.logLevel = .critical
+        return try Application(configuration: configuration, logger: logger)
+    }
+}
