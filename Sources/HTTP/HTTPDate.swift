@@ -1,11 +1,10 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
 
 /// The `Date` header value (IMF-fixdate), formatted at most once a second.
 enum HTTPDate {
-    private static let cache = Mutex<(second: Int, text: String)>((-1, ""))
+    private static let cache = ParkingLock<(second: Int, text: String)>((-1, ""))
     private static let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 

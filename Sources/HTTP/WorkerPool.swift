@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 
 /// A fixed set of threads that run request handlers. Handlers block (libpq is
 /// synchronous), so they must not run on the I/O queues, and a fixed count keeps the
@@ -27,7 +26,7 @@ final class WorkerPool: Sendable {
         }
     }
 
-    private let queue = Mutex(Queue())
+    private let queue = ParkingLock(Queue())
     private let ready = DispatchSemaphore(value: 0)
     private let finished = DispatchGroup()
     let threadCount: Int

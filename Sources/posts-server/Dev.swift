@@ -16,6 +16,7 @@ struct Dev: ParsableCommand {
     var dataDir = ".data/postgres"
 
     func run() throws {
+        defer { StandardOutput.flush() }
         var configuration = try options.resolve()
         if options.authMode == nil && ProcessInfo.processInfo.environment["AUTH_MODE"] == nil {
             configuration.authMode = .trust

@@ -12,6 +12,7 @@ struct Serve: ParsableCommand {
     var noMigrate = false
 
     func run() throws {
+        defer { StandardOutput.flush() }
         let configuration = try options.resolve()
         guard let databaseURL = configuration.databaseURL else {
             throw ValidationError("DATABASE_URL is required for `serve` (a libpq connection string or postgres:// URL)")
@@ -32,6 +33,7 @@ struct Migrate: ParsableCommand {
     @OptionGroup var options: SharedOptions
 
     func run() throws {
+        defer { StandardOutput.flush() }
         let configuration = try options.resolve()
         guard let databaseURL = configuration.databaseURL else {
             throw ValidationError("DATABASE_URL is required for `migrate` (a libpq connection string or postgres:// URL)")
