@@ -17,10 +17,12 @@ let package = Package(
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]
         ),
-        // HTTP/1.1 on sockets and Dispatch; knows nothing of PostgreSQL.
+        // epoll and accept4, which Glibc's module map leaves out.
+        .target(name: "CEpoll"),
+        // HTTP/1.1 on sockets and epoll; knows nothing of PostgreSQL.
         .target(
             name: "HTTP",
-            dependencies: [.product(name: "Logging", package: "swift-log")]
+            dependencies: ["CEpoll", .product(name: "Logging", package: "swift-log")]
         ),
         // libpq wrapper, pool, migrations, local clusters; knows nothing of HTTP.
         .target(

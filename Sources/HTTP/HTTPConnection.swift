@@ -1,11 +1,14 @@
+import CEpoll
 import Dispatch
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// One client connection: reads into the parser, hands complete requests to the workers
-/// one at a time (pipelined requests wait in the parser, so answers keep their order),
-/// writes responses, and enforces the timeouts. Confined to its `IOLoop`'s queue.
+/// One client connection. Requests are handled one at a time (pipelined ones wait in the
+/// parser), so answers keep their order. Whoever owns the connection — its loop or, while
+/// a request is handled, a worker — runs the same steps; see `EventLoop` for how
+/// ownership moves.
 final class HTTPConnection: @unchecked Sendable {
     private enum Phase {
         /// Between requests; `firstRequest` marks a new connection that has sent nothing yet.
@@ -15,16 +18,29 @@ final class HTTPConnection: @unchecked Sendable {
         /// A worker has the request.
         case handling
         case writing(lastProgress: UInt64)
-        /// The last response is out and our side is shut; unread input is drained so that
-        /// closing does not reset the connection under a response the client has yet to read.
+        /// The last answer is out and our side is shut; unread input is drained so that
+        /// closing does not reset the connection under an answer the client has yet to read.
         case lingering(since: UInt64)
     }
 
+    /// What the owner does next.
+    private enum Step {
+        case handle(ServerCore.Exchange)
+        case awaitInput
+        case awaitOutput
+        case linger
+        case close
+    }
+
+    let id: UInt64
     private let fd: Int32
-    private let loop: IOLoop
+    /// Strong: a worker may finish with this connection after the server has stopped.
+    private let loop: EventLoop
     private let core: ServerCore
     let remoteAddress: String
+    private let ownedByWorker = Atomic<Bool>(false)
 
+    // Touched only by the current owner.
     private var parser: RequestParser
     private var phase: Phase
     private var pending: (head: RequestHead, match: Router.Match, receivedAt: UInt64)?
@@ -32,59 +48,118 @@ final class HTTPConnection: @unchecked Sendable {
     private var closeAfterWrite = false
     private var inputClosed = false
     private var closed = false
-
     private var outbox: [UInt8] = []
     private var outboxSent = 0
 
-    private var readSource: DispatchSourceRead?
-    private var readSuspended = false
-    private var writeSource: DispatchSourceWrite?
-    private var writeSourceActive = false
-    private var sourcesToCancel = 0
-
-    init(fd: Int32, remoteAddress: String, loop: IOLoop, core: ServerCore) {
+    init(id: UInt64, fd: Int32, remoteAddress: String, loop: EventLoop) {
+        self.id = id
         self.fd = fd
         self.remoteAddress = remoteAddress
         self.loop = loop
-        self.core = core
-        self.parser = RequestParser(limits: core.configuration.limits)
+        self.core = loop.core
+        self.parser = RequestParser(limits: loop.core.configuration.limits)
         self.phase = .waiting(since: DispatchTime.now().uptimeNanoseconds, firstRequest: true)
     }
 
-    func start() {
-        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: loop.queue)
-        source.setEventHandler { [self] in readAvailable() }
-        source.setCancelHandler { [self] in sourceCancelled() }
-        readSource = source
-        sourcesToCancel += 1
-        source.resume()
-    }
+    var isOwnedByWorker: Bool { ownedByWorker.load(ordering: .acquiring) }
 
-    // MARK: Reading
+    // MARK: On the loop
+
+    /// An epoll event for this connection (now disarmed, and the loop's).
+    func handle(events: UInt32) {
+        guard !closed else { return }
+        if case .lingering = phase { return drainWhileLingering() }
+        if !outbox.isEmpty {
+            guard flush() else { return close() }
+            if !outbox.isEmpty { return proceed(.awaitOutput) }
+            return proceed(afterWrite())
+        }
+        readAvailable()
+        proceed(nextStep())
+    }
 
     private func readAvailable() {
-        guard !closed else { return }
         let buffer = loop.readBuffer
-        reading: while true {
+        while true {
             switch Socket.read(fd, into: buffer) {
             case .transferred(let count):
-                if case .lingering = phase { continue reading }
                 parser.feed(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
-                if count < buffer.count { break reading }
+                if count < buffer.count { return }
             case .wouldBlock:
-                break reading
+                return
             case .closed:
-                if case .lingering = phase { return close() }
                 inputClosed = true
-                suspendReading()
-                break reading
+                return
             }
         }
-        processInput()
     }
 
-    private func processInput() {
-        while !closed && !inFlight && !closeAfterWrite {
+    private func drainWhileLingering() {
+        let buffer = loop.readBuffer
+        while true {
+            switch Socket.read(fd, into: buffer) {
+            case .transferred: continue
+            case .wouldBlock: return proceed(.awaitInput)
+            case .closed: return close()
+            }
+        }
+    }
+
+    // MARK: Whoever owns it
+
+    /// Acts on a step. On the loop a request goes to a worker; on a worker it is handled
+    /// right there (the worker already owns the connection).
+    private func proceed(_ step: Step) {
+        switch step {
+        case .handle(let exchange):
+            ownedByWorker.store(true, ordering: .releasing)
+            core.workers.submit { [self] in handleOnWorker(exchange) }
+        case .awaitInput:
+            if inputClosed { return close() }
+            release(forOutput: false)
+        case .awaitOutput:
+            release(forOutput: true)
+        case .linger:
+            shutdown(fd, Int32(SHUT_WR))
+            phase = .lingering(since: DispatchTime.now().uptimeNanoseconds)
+            if inputClosed { return close() }
+            release(forOutput: false)
+        case .close:
+            close()
+        }
+    }
+
+    private func handleOnWorker(_ first: ServerCore.Exchange) {
+        var exchange = first
+        while true {
+            let answer = core.respond(to: exchange)
+            guard !closed else { return }
+            if !answer.keepAlive { closeAfterWrite = true }
+            outbox += answer.bytes
+            phase = .writing(lastProgress: DispatchTime.now().uptimeNanoseconds)
+            guard flush() else { return close() }
+            if !outbox.isEmpty { return proceed(.awaitOutput) }
+            let step = afterWrite()
+            guard case .handle(let next) = step else { return proceed(step) }
+            exchange = next
+        }
+    }
+
+    /// The outbox is empty: finish the request it held, then see what comes next.
+    private func afterWrite() -> Step {
+        if inFlight {
+            inFlight = false
+            core.requestFinished()
+            phase = .waiting(since: DispatchTime.now().uptimeNanoseconds, firstRequest: false)
+        }
+        if closeAfterWrite { return .linger }
+        if core.isStopping && parser.isIdle { return .close }
+        return nextStep()
+    }
+
+    /// Runs the parser over what has arrived.
+    private func nextStep() -> Step {
+        while true {
             let event: RequestParser.Event
             do {
                 event = try parser.next()
@@ -94,26 +169,33 @@ final class HTTPConnection: @unchecked Sendable {
             switch event {
             case .needMore:
                 noteProgress()
-                if inputClosed { close() }
-                return
+                return .awaitInput
             case .head(let head):
                 let match = core.router.match(method: head.method, path: head.path)
                 var limit = core.configuration.limits.defaultBodyLimit
                 if case .found(let route, _) = match { limit = route.bodyLimit }
                 parser.bodyLimit = limit
-                pending = (head, match, DispatchTime.now().uptimeNanoseconds)
-                phase = .readingBody(lastProgress: DispatchTime.now().uptimeNanoseconds)
+                let now = DispatchTime.now().uptimeNanoseconds
+                pending = (head, match, now)
+                phase = .readingBody(lastProgress: now)
                 if head.expectsContinue, head.hasBody, !Self.declaredLength(of: head, exceeds: limit) {
-                    queueWrite(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
+                    outbox += Self.continueResponse
+                    guard flush() else { return .close }
+                    if !outbox.isEmpty { return .awaitOutput }
                 }
             case .end(let body):
-                guard let (head, match, receivedAt) = pending else { return }
+                guard let (head, match, receivedAt) = pending else { return .close }
                 pending = nil
-                dispatch(head: head, body: body, match: match, receivedAt: receivedAt)
-                return
+                inFlight = true
+                phase = .handling
+                core.requestStarted()
+                return .handle(ServerCore.Exchange(head: head, body: body, match: match,
+                                                   remoteAddress: remoteAddress, receivedAt: receivedAt))
             }
         }
     }
+
+    private static let continueResponse = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
 
     private static func declaredLength(of head: RequestHead, exceeds limit: Int) -> Bool {
         if case .contentLength(let length) = head.framing { return length > limit }
@@ -130,50 +212,17 @@ final class HTTPConnection: @unchecked Sendable {
         }
     }
 
-    // MARK: Handling
-
-    private func dispatch(head: RequestHead, body: [UInt8], match: Router.Match, receivedAt: UInt64) {
-        inFlight = true
-        phase = .handling
-        suspendReading()
-        core.requestStarted()
-        let exchange = ServerCore.Exchange(head: head, body: body, match: match, remoteAddress: remoteAddress,
-                                           receivedAt: receivedAt)
-        core.workers.submit { [self, core, loop] in
-            let answer = core.respond(to: exchange)
-            loop.queue.async { self.deliver(answer) }
-        }
-    }
-
-    private func deliver(_ answer: ServerCore.Answer) {
-        // A connection closed meanwhile has already counted its request as finished.
-        guard !closed else { return }
-        if !answer.keepAlive { closeAfterWrite = true }
-        queueWrite(answer.bytes)
-    }
-
-    /// Answers a request we will not handle (bad framing, limits, timeout) and closes.
-    private func refuse(_ error: HTTPError, method: HTTPMethod?, target: String?) {
+    /// Answers a request we will not handle (bad framing, limits, timeout), then closes.
+    private func refuse(_ error: HTTPError, method: HTTPMethod?, target: String?) -> Step {
         closeAfterWrite = true
-        suspendReading()
-        let bytes = core.render(error, method: method, target: target, remoteAddress: remoteAddress)
-        queueWrite(bytes)
+        outbox += core.render(error, method: method, target: target, remoteAddress: remoteAddress)
+        phase = .writing(lastProgress: DispatchTime.now().uptimeNanoseconds)
+        guard flush() else { return .close }
+        return outbox.isEmpty ? .linger : .awaitOutput
     }
 
-    // MARK: Writing
-
-    private func queueWrite(_ bytes: [UInt8]) {
-        if outbox.isEmpty {
-            outbox = bytes
-            outboxSent = 0
-        } else {
-            outbox.append(contentsOf: bytes)
-        }
-        if case .handling = phase { phase = .writing(lastProgress: DispatchTime.now().uptimeNanoseconds) }
-        flush()
-    }
-
-    private func flush() {
+    /// Writes what it can without blocking; false if the connection broke.
+    private func flush() -> Bool {
         while outboxSent < outbox.count {
             let result = outbox.withUnsafeBytes { Socket.write(fd, UnsafeRawBufferPointer(rebasing: $0[outboxSent...])) }
             switch result {
@@ -181,50 +230,26 @@ final class HTTPConnection: @unchecked Sendable {
                 outboxSent += count
                 if case .writing = phase { phase = .writing(lastProgress: DispatchTime.now().uptimeNanoseconds) }
             case .wouldBlock:
-                return awaitWritable()
+                return true
             case .closed:
-                return close()
+                return false
             }
         }
-        outbox = []
+        outbox.removeAll(keepingCapacity: outbox.count <= 64 * 1024)
         outboxSent = 0
-        if writeSourceActive {
-            writeSource?.suspend()
-            writeSourceActive = false
-        }
-        writeCompleted()
+        return true
     }
 
-    private func awaitWritable() {
-        if writeSource == nil {
-            let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: loop.queue)
-            source.setEventHandler { [self] in if !closed { flush() } }
-            source.setCancelHandler { [self] in sourceCancelled() }
-            writeSource = source
-            sourcesToCancel += 1
-            writeSourceActive = true
-            source.resume()
-        } else if !writeSourceActive {
-            writeSourceActive = true
-            writeSource?.resume()
-        }
+    /// Gives the connection (back) to the loop. After the flag is down this thread must not
+    /// touch the connection again — not even to close it if re-arming fails: that only
+    /// happens when a stop has already closed it, and a second close could hit a
+    /// descriptor number that another socket has reused.
+    private func release(forOutput: Bool) {
+        ownedByWorker.store(false, ordering: .releasing)
+        _ = loop.rearm(fd, id: id, forOutput: forOutput)
     }
 
-    private func writeCompleted() {
-        let wasInFlight = inFlight
-        if wasInFlight {
-            inFlight = false
-            core.requestFinished()
-        }
-        if closeAfterWrite { return linger() }
-        guard wasInFlight else { return }
-        phase = .waiting(since: DispatchTime.now().uptimeNanoseconds, firstRequest: false)
-        if core.isStopping && parser.isIdle { return close() }
-        resumeReading()
-        processInput()
-    }
-
-    // MARK: Timeouts and closing
+    // MARK: Timeouts and closing (by the owner)
 
     func checkDeadline(now: UInt64) {
         guard !closed else { return }
@@ -235,12 +260,12 @@ final class HTTPConnection: @unchecked Sendable {
             if now >= since + (first ? header : idle) { close() }
         case .readingHead(let since):
             if now >= since + header {
-                refuse(HTTPError(.requestTimeout, message: "request head not received in time"), method: nil, target: nil)
+                proceed(refuse(HTTPError(.requestTimeout, message: "request head not received in time"), method: nil, target: nil))
             }
         case .readingBody(let lastProgress):
             if now >= lastProgress + idle {
-                refuse(HTTPError(.requestTimeout, message: "request body stalled"), method: pending?.head.method,
-                       target: pending?.head.target)
+                proceed(refuse(HTTPError(.requestTimeout, message: "request body stalled"),
+                               method: pending?.head.method, target: pending?.head.target))
             }
         case .handling:
             break
@@ -253,23 +278,19 @@ final class HTTPConnection: @unchecked Sendable {
 
     private static let lingerNanoseconds: UInt64 = 2_000_000_000
 
-    /// Called by a stop: idle connections close now, busy ones after their answer.
+    /// A stop: a connection between requests closes now; one mid-answer after it.
     func beginShutdown() {
         guard !closed else { return }
-        if inFlight {
-            closeAfterWrite = true
-        } else if case .lingering = phase {
-            return
-        } else {
-            close()
+        switch phase {
+        case .writing, .lingering: closeAfterWrite = true
+        default: close()
         }
     }
 
-    private func linger() {
-        shutdown(fd, Int32(SHUT_WR))
-        phase = .lingering(since: DispatchTime.now().uptimeNanoseconds)
-        if inputClosed { return close() }
-        resumeReading()
+    /// The grace period is over and a worker still holds this connection: cut the socket
+    /// so the client learns now; the worker closes the descriptor when it comes back.
+    func cutOff() {
+        shutdown(fd, Int32(SHUT_RDWR))
     }
 
     func close() {
@@ -279,37 +300,9 @@ final class HTTPConnection: @unchecked Sendable {
             inFlight = false
             core.requestFinished()
         }
-        loop.remove(self)
+        ownedByWorker.store(false, ordering: .releasing)
+        loop.forget(fd, id: id)
+        Glibc.close(fd)
         core.connectionClosed()
-        if let writeSource {
-            if !writeSourceActive { writeSource.resume() }
-            writeSource.cancel()
-        }
-        if let readSource {
-            if readSuspended { readSource.resume() }
-            readSource.cancel()
-        }
-    }
-
-    /// The descriptor is closed only once no source watches it any more.
-    private func sourceCancelled() {
-        sourcesToCancel -= 1
-        if sourcesToCancel == 0 {
-            Glibc.close(fd)
-            readSource = nil
-            writeSource = nil
-        }
-    }
-
-    private func suspendReading() {
-        guard !readSuspended, let readSource else { return }
-        readSource.suspend()
-        readSuspended = true
-    }
-
-    private func resumeReading() {
-        guard readSuspended, !inputClosed, let readSource else { return }
-        readSource.resume()
-        readSuspended = false
     }
 }

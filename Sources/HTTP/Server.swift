@@ -1,12 +1,15 @@
 import Dispatch
 import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// The HTTP/1.1 server: accepts connections, spreads them over the I/O loops, and stops
-/// gracefully.
+/// The HTTP/1.1 server: event-loop threads own the sockets, workers run the handlers,
+/// and a stop is graceful.
 public final class Server: Sendable {
     private let core: ServerCore
-    private let loops: [IOLoop]
-    private let acceptor: Acceptor
+    private let loops: [EventLoop]
+    private let listener: Int32
     /// The port actually bound (useful when the configuration asked for 0).
     public let port: Int
     public let host: String
@@ -17,12 +20,19 @@ public final class Server: Sendable {
         let (listener, port) = try Socket.listen(host: configuration.host, port: configuration.port)
         self.port = port
         self.host = configuration.host
-        core = ServerCore(configuration: configuration, router: router, logger: logger)
-        loops = (0..<max(1, configuration.ioQueues)).map { IOLoop(label: "http-io-\($0)") }
-        let sweep = min(configuration.headerTimeout, configuration.idleTimeout, .seconds(1)) / 4
-        for loop in loops { loop.startSweeping(every: max(sweep, .milliseconds(5))) }
-        acceptor = Acceptor(listener: listener, loops: loops, core: core)
-        acceptor.start()
+        self.listener = listener
+        let core = ServerCore(configuration: configuration, router: router, logger: logger)
+        self.core = core
+        let sweep = max(min(configuration.headerTimeout, configuration.idleTimeout, .seconds(1)) / 4, .milliseconds(5))
+        do {
+            loops = try (0..<max(1, configuration.ioThreads)).map {
+                try EventLoop(index: $0, listener: listener, core: core, sweepInterval: sweep)
+            }
+        } catch {
+            Glibc.close(listener)
+            throw error
+        }
+        loops.forEach { $0.start() }
         logger.info("listening on \(Self.baseURL(host: configuration.host, port: port))")
     }
 
@@ -41,17 +51,15 @@ public final class Server: Sendable {
     public func stop() {
         guard !core.isStopping else { return }
         core.beginStopping()
-        acceptor.stop()
-        for loop in loops { loop.forEachConnection { $0.beginShutdown() } }
+        loops.forEach { $0.perform(.stopAccepting) }
+        Glibc.close(listener)
+        loops.forEach { $0.perform(.closeIdleConnections) }
         let finished = core.waitForRequests(timeout: core.configuration.shutdownGracePeriod)
         if !finished {
             core.logger.warning("requests still running at the end of the grace period; closing their connections")
         }
-        for loop in loops {
-            loop.forEachConnection { $0.close() }
-            loop.stopSweeping()
-            loop.queue.sync {}
-        }
+        loops.forEach { $0.perform(.closeAllConnections) }
+        loops.forEach { $0.perform(.exit) }
         if finished { core.workers.stop() }
         core.logger.info("stopped")
     }

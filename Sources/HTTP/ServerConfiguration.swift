@@ -16,15 +16,15 @@ public struct ServerConfiguration: Sendable {
     /// Threads that run handlers. Handlers block on the database, so this is about the
     /// database pool's size, not the core count.
     public var workerThreads: Int
-    /// Serial queues that own the sockets.
-    public var ioQueues: Int
+    /// Event-loop threads that own the sockets.
+    public var ioThreads: Int
 
     public init(host: String = "127.0.0.1", port: Int = 8080) {
         self.host = host
         self.port = port
         let cores = ProcessInfo.processInfo.activeProcessorCount
         self.workerThreads = max(4, 2 * cores)
-        self.ioQueues = max(1, cores)
+        self.ioThreads = max(1, cores)
     }
 }
 

@@ -1,7 +1,6 @@
+import CEpoll
 #if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
 #endif
 
 /// A failed system call, with the errno captured where it happened.
@@ -81,13 +80,9 @@ enum Socket {
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         while true {
             let fd = withUnsafeMutablePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.accept(listener, $0, &length) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { cepoll_accept_nonblocking(listener, $0, &length) }
             }
-            if fd >= 0 {
-                // accept4 is not visible through Glibc's module map; set the flags instead.
-                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-                var on: Int32 = 1
+            if fd >= 0 {                var on: Int32 = 1
                 // Responses are written whole; Nagle would only delay them.
                 _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
                 return .accepted(fd: fd, remoteAddress: address(of: &storage))
