@@ -107,13 +107,14 @@ final class HTTPConnection: @unchecked Sendable {
 
     // MARK: Whoever owns it
 
-    /// Acts on a step. On the loop a request goes to a worker; on a worker it is handled
-    /// right there (the worker already owns the connection).
-    private func proceed(_ step: Step) {
+    /// Acts on a step. A request goes to a worker unless it may run on the loop, or we are
+    /// a worker already (then it owns the connection and carries on).
+    private func proceed(_ step: Step, onWorker: Bool = false) {
         switch step {
         case .handle(let exchange):
+            if onWorker || exchange.runsOnEventLoop { return serve(exchange, onWorker: onWorker) }
             ownedByWorker.store(true, ordering: .releasing)
-            core.workers.submit { [self] in handleOnWorker(exchange) }
+            core.workers.submit { [self] in serve(exchange, onWorker: true) }
         case .awaitInput:
             if inputClosed { return close() }
             release(forOutput: false)
@@ -129,7 +130,8 @@ final class HTTPConnection: @unchecked Sendable {
         }
     }
 
-    private func handleOnWorker(_ first: ServerCore.Exchange) {
+    /// Answers the request, then any pipelined ones this thread may answer too.
+    private func serve(_ first: ServerCore.Exchange, onWorker: Bool) {
         var exchange = first
         while true {
             let answer = core.respond(to: exchange)
@@ -138,9 +140,11 @@ final class HTTPConnection: @unchecked Sendable {
             outbox += answer.bytes
             phase = .writing(lastProgress: DispatchTime.now().uptimeNanoseconds)
             guard flush() else { return close() }
-            if !outbox.isEmpty { return proceed(.awaitOutput) }
+            if !outbox.isEmpty { return proceed(.awaitOutput, onWorker: onWorker) }
             let step = afterWrite()
-            guard case .handle(let next) = step else { return proceed(step) }
+            guard case .handle(let next) = step, onWorker || next.runsOnEventLoop else {
+                return proceed(step, onWorker: onWorker)
+            }
             exchange = next
         }
     }

@@ -12,6 +12,9 @@ public struct Router: Sendable {
         /// The pattern as registered, e.g. `/api/posts/:id` (the route label of metrics).
         public let pattern: String
         public let bodyLimit: Int
+        /// Answered on the event loop, without a hand-off to a worker: only for handlers
+        /// that never block (constant answers such as /api/ping).
+        public let runsOnEventLoop: Bool
         let handler: Handler
     }
 
@@ -37,8 +40,9 @@ public struct Router: Sendable {
     public init() {}
 
     public mutating func add(_ method: HTTPMethod, _ pattern: String, bodyLimit: Int = defaultBodyLimit,
-                             _ handler: @escaping Handler) {
-        let route = Route(method: method, pattern: pattern, bodyLimit: bodyLimit, handler: handler)
+                             runsOnEventLoop: Bool = false, _ handler: @escaping Handler) {
+        let route = Route(method: method, pattern: pattern, bodyLimit: bodyLimit, runsOnEventLoop: runsOnEventLoop,
+                          handler: handler)
         if let index = resources.firstIndex(where: { $0.pattern == pattern }) {
             precondition(resources[index].routes[method] == nil, "\(method) \(pattern) is registered twice")
             resources[index].routes[method] = route
@@ -53,7 +57,9 @@ public struct Router: Sendable {
         resources.append(resource)
     }
 
-    public mutating func get(_ pattern: String, _ handler: @escaping Handler) { add(.GET, pattern, handler) }
+    public mutating func get(_ pattern: String, runsOnEventLoop: Bool = false, _ handler: @escaping Handler) {
+        add(.GET, pattern, runsOnEventLoop: runsOnEventLoop, handler)
+    }
     public mutating func delete(_ pattern: String, _ handler: @escaping Handler) { add(.DELETE, pattern, handler) }
     public mutating func post(_ pattern: String, bodyLimit: Int = defaultBodyLimit, _ handler: @escaping Handler) {
         add(.POST, pattern, bodyLimit: bodyLimit, handler)

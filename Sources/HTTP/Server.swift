@@ -15,13 +15,15 @@ public final class Server: Sendable {
     public let host: String
 
     /// Binds and starts serving at once; logs `listening on http://HOST:PORT`.
-    public init(configuration: ServerConfiguration, router: Router, logger: Logger) throws {
+    /// `accessLog` defaults to info-level "request" events on `logger`.
+    public init(configuration: ServerConfiguration, router: Router, logger: Logger,
+                accessLog: (any AccessLog)? = nil) throws {
         Socket.raiseOpenFileLimit()
         let (listener, port) = try Socket.listen(host: configuration.host, port: configuration.port)
         self.port = port
         self.host = configuration.host
         self.listener = listener
-        let core = ServerCore(configuration: configuration, router: router, logger: logger)
+        let core = ServerCore(configuration: configuration, router: router, logger: logger, accessLog: accessLog)
         self.core = core
         let sweep = max(min(configuration.headerTimeout, configuration.idleTimeout, .seconds(1)) / 4, .milliseconds(5))
         do {

@@ -11,6 +11,12 @@ final class ServerCore: Sendable {
         let match: Router.Match
         let remoteAddress: String
         let receivedAt: UInt64
+
+        /// Routing errors and never-blocking routes are answered on the loop itself.
+        var runsOnEventLoop: Bool {
+            if case .found(let route, _) = match { return route.runsOnEventLoop }
+            return true
+        }
     }
 
     struct Answer: Sendable {
@@ -22,14 +28,16 @@ final class ServerCore: Sendable {
     let router: Router
     let workers: WorkerPool
     let logger: Logger
+    let accessLog: any AccessLog
     private let stopping = Atomic<Bool>(false)
     private let openConnections = Atomic<Int>(0)
     private let requestsInFlight = DispatchGroup()
 
-    init(configuration: ServerConfiguration, router: Router, logger: Logger) {
+    init(configuration: ServerConfiguration, router: Router, logger: Logger, accessLog: (any AccessLog)?) {
         self.configuration = configuration
         self.router = router
         self.logger = logger
+        self.accessLog = accessLog ?? LoggerAccessLog(logger: logger)
         self.workers = WorkerPool(threads: configuration.workerThreads, name: "http-worker")
     }
 
@@ -55,7 +63,6 @@ final class ServerCore: Sendable {
         var logger = self.logger
         logger[metadataKey: "request_id"] = .string(requestID)
         let response: Response
-        var routePattern: String?
         switch exchange.match {
         case .notFound:
             response = HTTPError.notFound("no route for \(head.method) \(head.path)").makeResponse()
@@ -64,7 +71,6 @@ final class ServerCore: Sendable {
             response = HTTPError(.methodNotAllowed, message: "\(head.method) is not allowed here; use \(allow)",
                                  headers: HTTPHeaders([("Allow", allow)])).makeResponse()
         case .found(let route, let parameters):
-            routePattern = route.pattern
             let context = RequestContext(requestID: requestID, logger: logger, parameters: parameters,
                                          route: route.pattern, remoteAddress: exchange.remoteAddress)
             do {
@@ -88,7 +94,7 @@ final class ServerCore: Sendable {
         let bytes = response.serialize(requestID: requestID, date: HTTPDate.now(), keepAlive: keepAlive,
                                        version: head.version, omitBody: head.method == .HEAD)
         logAccess(method: head.method.rawValue, target: head.target, status: response.status.code,
-                  bytes: response.body.count, since: exchange.receivedAt, requestID: requestID, route: routePattern)
+                  bytes: response.body.count, since: exchange.receivedAt, requestID: requestID)
         return Answer(bytes: bytes, keepAlive: keepAlive)
     }
 
@@ -97,27 +103,17 @@ final class ServerCore: Sendable {
         let requestID = RequestID.make()
         let response = error.makeResponse()
         logAccess(method: method?.rawValue ?? "-", target: target ?? "-", status: error.status.code,
-                  bytes: response.body.count, since: DispatchTime.now().uptimeNanoseconds, requestID: requestID,
-                  route: nil)
+                  bytes: response.body.count, since: DispatchTime.now().uptimeNanoseconds, requestID: requestID)
         return response.serialize(requestID: requestID, date: HTTPDate.now(), keepAlive: false, version: .http1_1,
                                   omitBody: false)
     }
 
     private func logAccess(method: String, target: String, status: Int, bytes: Int, since: UInt64,
-                           requestID: String, route: String?) {
-        let elapsed = Double(DispatchTime.now().uptimeNanoseconds &- since) / 1e6
-        let path = target.split(separator: "?", maxSplits: 1).first.map(String.init) ?? target
-        logger.info("request", metadata: [
-            "method": .string(method), "path": .string(path), "status": .stringConvertible(status),
-            "bytes": .stringConvertible(bytes), "duration_ms": .string(Self.milliseconds(elapsed)),
-            "request_id": .string(requestID),
-        ])
-    }
-
-    private static func milliseconds(_ value: Double) -> String {
-        let hundredths = Int((value * 100).rounded())
-        let fraction = hundredths % 100
-        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+                           requestID: String) {
+        let path = target.firstIndex(of: "?").map { target[..<$0] } ?? Substring(target)
+        accessLog.record(AccessLogEntry(method: method, path: path, status: status, bytes: bytes,
+                                        durationNanoseconds: DispatchTime.now().uptimeNanoseconds &- since,
+                                        requestID: requestID))
     }
 }
 
@@ -131,9 +127,16 @@ enum RequestID {
         return make()
     }
 
+    /// Unique and unguessable enough for tracing, without a getrandom(2) per request:
+    /// a random start, a counter, and SplitMix64's mixing.
     static func make() -> String {
-        let value = UInt64.random(in: .min ... .max)
+        var value = sequence.wrappingAdd(0x9E37_79B9_7F4A_7C15, ordering: .relaxed).newValue
+        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+        value ^= value >> 31
         let hex = String(value, radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex
     }
+
+    private static let sequence = Atomic<UInt64>(UInt64.random(in: .min ... .max))
 }

@@ -9,7 +9,8 @@ public final class Application: Sendable {
     public let pool: ConnectionPool
 
     /// Starts serving at once (migrations are the caller's business, see `Migrations`).
-    public init(configuration: Configuration, logger: Logger,
+    /// `accessLog` defaults to lines on standard output in the configured format.
+    public init(configuration: Configuration, logger: Logger, accessLog: (any AccessLog)? = nil,
                 adjustServer: (inout ServerConfiguration) -> Void = { _ in }) throws {
         try configuration.validate()
         guard let databaseURL = configuration.databaseURL else { throw Configuration.Invalid.missingDatabaseURL }
@@ -24,7 +25,8 @@ public final class Application: Sendable {
         // request that needs no database still finds a free thread.
         http.workerThreads = configuration.databasePoolSize + 4
         adjustServer(&http)
-        server = try Server(configuration: http, router: router, logger: logger)
+        server = try Server(configuration: http, router: router, logger: logger,
+                            accessLog: accessLog ?? LineAccessLog(format: configuration.logFormat))
     }
 
     /// Finishes the requests in flight, then closes the pool.

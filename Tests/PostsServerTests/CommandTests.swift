@@ -18,9 +18,15 @@ import TestSupport
         let port = try #require(process.listeningPort())
         #expect(process.lines.contains { $0.contains("applied migration") && $0.contains("0001_initial_schema.sql") })
         let client = try RawHTTPClient(port: port)
-        #expect(try client.exchange("GET /api/health HTTP/1.1\r\nHost: t\r\n\r\n").status == 200)
+        let health = try client.exchange("GET /api/health?probe=1 HTTP/1.1\r\nHost: t\r\nX-Request-Id: probe-42\r\n\r\n")
+        #expect(health.status == 200)
+        let access = try #require(process.waitForLine(containing: "request_id=probe-42"))
+        for field in ["info request", "method=GET", "path=/api/health ", "status=200", "bytes=36", "duration_ms="] {
+            #expect(access.contains(field), "\(access)")
+        }
         process.signal(SIGTERM)
         #expect(process.waitForExit() == 0)
+        #expect(process.lines.last?.contains("stopped") == true)
     }
 
     @Test func migrate_isIdempotent_andJSONLogsAreJSON() throws {

@@ -18,6 +18,12 @@ public enum TestApplication {
         configure(&configuration)
         var logger = Logger(label: "test-app")
         logger.logLevel = .critical
-        return try Application(configuration: configuration, logger: logger)
+        return try Application(configuration: configuration, logger: logger, accessLog: SilentAccessLog())
     }
+}
+
+/// Keeps test output readable: the access log is tested through the executable.
+public struct SilentAccessLog: AccessLog {
+    public init() {}
+    public func record(_ entry: AccessLogEntry) {}
 }

@@ -25,34 +25,12 @@ public struct LineLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        let level = event.level, message = event.message
-        var fields = self.metadata
+        var fields = metadata
         if let explicit = event.metadata { fields.merge(explicit) { $1 } }
         if let error = event.error { fields["error"] = "\(error)" }
-        let time = Timestamp.now()
-        var out: [UInt8]
-        switch format {
-        case .text:
-            var text = "\(time) \(level) \(message)"
-            for key in fields.keys.sorted() { text += " \(key)=\(fields[key]!)" }
-            out = Array(text.utf8)
-        case .json:
-            out = Array(#"{"time":"#.utf8)
-            JSONText.appendQuoted(time, to: &out)
-            out += Array(#","level":"#.utf8)
-            JSONText.appendQuoted("\(level)", to: &out)
-            out += Array(#","message":"#.utf8)
-            JSONText.appendQuoted("\(message)", to: &out)
-            for key in fields.keys.sorted() {
-                out.append(UInt8(ascii: ","))
-                JSONText.appendQuoted(key, to: &out)
-                out.append(UInt8(ascii: ":"))
-                JSONText.appendQuoted("\(fields[key]!)", to: &out)
-            }
-            out.append(UInt8(ascii: "}"))
-        }
-        out.append(UInt8(ascii: "\n"))
-        StandardOutput.write(out)
+        let sorted = fields.keys.sorted().map { (key: $0, value: "\(fields[$0]!)") }
+        StandardOutput.write(LogLine.make(format: format, level: "\(event.level)", message: "\(event.message)",
+                                          fields: sorted))
     }
 }
 
@@ -100,6 +78,9 @@ public enum StandardOutput {
         while true {
             wake.wait()
             while true {
+                // A moment's pause lets a busy server's lines gather into one write instead
+                // of a wake-up and a system call per line; a line still appears within 1 ms.
+                usleep(1_000)
                 let batch: [UInt8] = pending.withLock { state in
                     defer { state.bytes = [] }
                     state.writing = !state.bytes.isEmpty

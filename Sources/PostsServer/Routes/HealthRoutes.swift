@@ -7,7 +7,7 @@ enum HealthRoutes {
     private static let healthy = Response.json(Array(#"{"status":"success","database":"ok"}"#.utf8))
 
     static func register(on router: inout Router, pool: ConnectionPool) {
-        router.get("/api/ping") { _, _ in pong }
+        router.get("/api/ping", runsOnEventLoop: true) { _, _ in pong }
         router.get("/api/health") { _, _ in
             try pool.withConnection { try $0.query("SELECT 1 AS ok") }
             return healthy

@@ -1,0 +1,44 @@
+import Logging
+
+/// One finished exchange, as the access log records it.
+public struct AccessLogEntry: Sendable {
+    public let method: String
+    /// The path as sent, without the query (which may carry tokens or emails).
+    public let path: Substring
+    public let status: Int
+    /// Body bytes sent.
+    public let bytes: Int
+    public let durationNanoseconds: UInt64
+    public let requestID: String
+}
+
+/// Where access-log lines go: one per request. A protocol of its own because it runs for
+/// every request: the application writes it without general-purpose logging's overhead.
+public protocol AccessLog: Sendable {
+    func record(_ entry: AccessLogEntry)
+}
+
+/// The default: an info-level "request" event through swift-log.
+public struct LoggerAccessLog: AccessLog {
+    let logger: Logger
+
+    public init(logger: Logger) { self.logger = logger }
+
+    public func record(_ entry: AccessLogEntry) {
+        logger.info("request", metadata: [
+            "method": .string(entry.method), "path": .string(String(entry.path)),
+            "status": .stringConvertible(entry.status), "bytes": .stringConvertible(entry.bytes),
+            "duration_ms": .string(AccessLogEntry.milliseconds(entry.durationNanoseconds)),
+            "request_id": .string(entry.requestID),
+        ])
+    }
+}
+
+extension AccessLogEntry {
+    /// `12.34`: milliseconds with two decimals, without Foundation's formatters.
+    public static func milliseconds(_ nanoseconds: UInt64) -> String {
+        let hundredths = (nanoseconds + 5_000) / 10_000
+        let fraction = hundredths % 100
+        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+    }
+}
