@@ -42,6 +42,17 @@ public final class PostgresConnection: @unchecked Sendable {
         preparedStatements = [:]
     }
 
+    /// Reconnects with the same parameters (prepared statements are gone with the old
+    /// session, so they are forgotten too).
+    public func reset() throws(PostgresError) {
+        guard let handle else { throw PostgresError(.connectionLost, details: "connection is closed") }
+        preparedStatements = [:]
+        PQreset(handle)
+        guard PQstatus(handle) == CONNECTION_OK else {
+            throw PostgresError(.connectionFailed, details: String(cString: PQerrorMessage(handle)).trimmingTrailingNewlines())
+        }
+    }
+
     /// False once the connection is broken or the server has signalled that it is going
     /// away (an idle connection has nothing to read unless the server closed it).
     public var isUsable: Bool {

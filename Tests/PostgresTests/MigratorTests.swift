@@ -62,6 +62,23 @@ import TestSupport
         #expect(throws: PostgresError.self) { try count(conninfo, "c") }
     }
 
+    /// API.md: migrations need no superuser, only a role that owns its database.
+    @Test func repositoryMigrations_applyAsAnOrdinaryRole() throws {
+        let cluster = try TestDatabase.cluster()
+        let admin = try PostgresConnection(conninfo: cluster.conninfo())
+        let suffix = UUID().uuidString.prefix(8).lowercased()
+        let role = "app_\(suffix)", database = "owned_\(suffix)"
+        try admin.execute(unsafeSQL: "CREATE ROLE \(role) LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE")
+        try admin.execute(unsafeSQL: "CREATE DATABASE \(database) OWNER \(role)")
+        let conninfo = "host=\(cluster.socketDirectory) port=\(cluster.port) user=\(role) dbname=\(database)"
+        let applied = try Migrator(directory: TestDatabase.migrationsDirectory).migrate(conninfo: conninfo)
+        #expect(applied.first == "0001_initial_schema.sql")
+        let connection = try PostgresConnection(conninfo: conninfo)
+        let isSuperuser: Bool = try connection.query("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").first!.decode("rolsuper")
+        #expect(!isSuperuser)
+        try connection.query("INSERT INTO users (email) VALUES ('a@x') RETURNING id")
+    }
+
     @Test func repositoryMigrations_load() throws {
         let migrator = try Migrator(directory: TestDatabase.migrationsDirectory)
         #expect(migrator.migrations.first?.fileName == "0001_initial_schema.sql")

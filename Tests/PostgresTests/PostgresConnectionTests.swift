@@ -96,3 +96,29 @@ import TestSupport
         #expect(try connection.query("DELETE FROM users WHERE email <> \("a@x")").affectedRows == 2)
     }
 }
+
+@Suite struct PostgresConnectionLifecycleTests {
+    @Test func reset_reconnectsAndForgetsPreparedStatements() throws {
+        let connection = try PostgresConnection(conninfo: TestDatabase.makeDatabase())
+        let before: Int32 = try connection.query("SELECT pg_backend_pid() AS pid").first!.decode("pid")
+        try connection.reset()
+        let after: Int32 = try connection.query("SELECT pg_backend_pid() AS pid").first!.decode("pid")
+        #expect(before != after)
+        #expect(connection.isUsable)
+    }
+
+    @Test func closedConnection_isNotUsableAndSaysSo() throws {
+        let connection = try PostgresConnection(conninfo: TestDatabase.makeDatabase())
+        connection.close()
+        #expect(!connection.isUsable)
+        let error = #expect(throws: PostgresError.self) { try connection.query("SELECT 1 AS one") }
+        #expect(error?.isUnavailable == true)
+    }
+
+    @Test func postgresURL_isAccepted() throws {
+        let cluster = try TestDatabase.cluster()
+        let socket = cluster.socketDirectory.replacingOccurrences(of: "/", with: "%2F")
+        let connection = try PostgresConnection(conninfo: "postgresql://postgres@\(socket):\(cluster.port)/postgres")
+        #expect(try connection.query("SELECT 1 AS one").first!.decode("one", as: Int.self) == 1)
+    }
+}
