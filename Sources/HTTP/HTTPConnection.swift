@@ -67,7 +67,9 @@ final class HTTPConnection: @unchecked Sendable {
 
     /// An epoll event for this connection (now disarmed, and the loop's).
     func handle(events: UInt32) {
-        guard !closed else { return }
+        // The acquire pairs with the worker's release in `release(forOutput:)`: the kernel
+        // orders re-arm before event, but only this load makes the worker's writes ours.
+        guard !ownedByWorker.load(ordering: .acquiring), !closed else { return }
         if case .lingering = phase { return drainWhileLingering() }
         if !outbox.isEmpty {
             guard flush() else { return close() }
