@@ -37,6 +37,10 @@ public final class ConnectionPool: Sendable {
     private let idle = Mutex<[PostgresConnection]>([])
     private let inUse = Atomic<Int>(0)
     private let waiting = Atomic<Int>(0)
+    /// Set when the database failed to connect or answer; cleared by the next success.
+    private let databaseDown = Atomic<Bool>(false)
+    /// While the database is down, the one caller allowed to try it.
+    private let probing = Atomic<Bool>(false)
 
     public init(_ configuration: Configuration) {
         self.configuration = configuration
@@ -49,10 +53,34 @@ public final class ConnectionPool: Sendable {
     }
 
     /// Lends a connection for the duration of `body`.
+    /// While the database is down, one caller at a time tries it (the probe) and the others
+    /// fail at once: a frozen or vanished server would otherwise cost every queued request
+    /// a full timeout. The first success ends the outage for everyone.
     public func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        var isProbe = false
+        if databaseDown.load(ordering: .relaxed) {
+            guard probing.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
+                throw PostgresError(.connectionFailed, details: "the database is down; another request is probing it")
+            }
+            isProbe = true
+        }
+        defer { if isProbe { probing.store(false, ordering: .releasing) } }
+        do {
+            let result = try lend(body)
+            if isProbe { databaseDown.store(false, ordering: .relaxed) }
+            return result
+        } catch let error as PostgresError where error.kind == .connectionFailed || error.kind == .connectionLost {
+            databaseDown.store(true, ordering: .relaxed)
+            throw error
+        }
+    }
+
+    /// True after a failure to reach the database, until a request gets through again.
+    public var isDatabaseDown: Bool { databaseDown.load(ordering: .relaxed) }
+
+    private func lend<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         waiting.add(1, ordering: .relaxed)
-        let acquired = slots.wait(timeout: .now() + .nanoseconds(Int(configuration.checkoutTimeout.components.seconds * 1_000_000_000
-            + configuration.checkoutTimeout.components.attoseconds / 1_000_000_000)))
+        let acquired = slots.wait(timeout: .now() + .nanoseconds(Int(configuration.checkoutTimeout.nanoseconds)))
         waiting.subtract(1, ordering: .relaxed)
         guard acquired == .success else {
             throw PostgresError(.poolTimeout, details: "all \(configuration.size) connections stayed busy for \(configuration.checkoutTimeout)")
@@ -108,5 +136,12 @@ public final class ConnectionPool: Sendable {
             return
         }
         idle.withLock { $0.append(connection) }
+    }
+}
+
+extension Duration {
+    var nanoseconds: UInt64 {
+        let (seconds, attoseconds) = components
+        return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
     }
 }

@@ -1,4 +1,8 @@
 import Dispatch
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import Postgres
 import Testing
@@ -85,5 +89,58 @@ import TestSupport
 
         try cluster.start()
         #expect(try pool.withConnection { try $0.query("SELECT 1 AS one").first!.decode("one", as: Int.self) } == 1)
+    }
+}
+
+/// A database that accepts TCP connections and never says a word: what a frozen server
+/// (or a black-holed network) looks like to libpq.
+private final class SilentListener {
+    let fd: Int32
+    let port: Int
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.fd = fd
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        listen(fd, 128)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        self.port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit { close(fd) }
+}
+
+@Suite struct FrozenDatabaseTests {
+    @Test func whileDown_oneRequestProbesAndTheRestFailAtOnce() throws {
+        let silent = try SilentListener()
+        var configuration = ConnectionPool.Configuration(
+            conninfo: "host=127.0.0.1 port=\(silent.port) user=x dbname=x", size: 4)
+        configuration.connectTimeout = .seconds(1)
+        let pool = ConnectionPool(configuration)
+
+        let first = #expect(throws: PostgresError.self) { try pool.withConnection { _ in } }
+        #expect(first?.isUnavailable == true)
+        #expect(pool.isDatabaseDown)
+
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 20) { _ in
+            do {
+                try pool.withConnection { _ in }
+            } catch let error as PostgresError {
+                failures.withLock { $0.append(error.isUnavailable ? error.details : "not unavailable: \(error)") }
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        let details = failures.withLock { $0 }
+        #expect(details.count == 20)
+        #expect(details.filter { $0.contains("another request is probing") }.count >= 15)
+        #expect(details.allSatisfy { !$0.hasPrefix("not unavailable") })
     }
 }
