@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Measures this server against the reference peer (../shared/bench/hb-peer) in the same run,
+# on the same freshly seeded database, with ../shared/bench/compare.sh.
+#
+#   bench/compare-with-peer.sh [seconds]        (default 10 s per round, 2 rounds: A,B,A,B)
+#
+# Env: SCENARIOS (default: the scenarios this server implements so far), POSTS (100000),
+# USERS (10000), POOL (4, for both servers), PG_PORT (56432), SHARED (../shared).
+# The peer is built in a copy under /tmp (never inside this repository); the first build
+# takes several minutes. Everything listens on loopback and stops at the end.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs=${1:-10}
+shared=$(cd "${SHARED:-../shared}" && pwd)
+scenarios=${SCENARIOS:-"ping"}
+posts=${POSTS:-100000} users=${USERS:-10000} pool=${POOL:-4} pg_port=${PG_PORT:-56432}
+ours_port=18080 peer_port=18181
+pg_dir=/tmp/posts-server-bench-pg peer_copy=/tmp/posts-server-bench-peer
+
+command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
+source scripts/system-packages.sh
+
+pids=()
+cleanup() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    "$shared/bench/pg.sh" stop "$pg_dir" >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
+
+echo "building this server (release)…" >&2
+swift build -c release --product posts-server >/dev/null
+if [ ! -x "$peer_copy/.build/release/hb-peer" ]; then
+    echo "building the peer in $peer_copy (several minutes the first time)…" >&2
+    rm -rf "$peer_copy" && cp -r "$shared/bench/hb-peer" "$peer_copy"
+    (cd "$peer_copy" && swift build -c release >/dev/null)
+fi
+
+rm -rf "$pg_dir"
+url=$("$shared/bench/pg.sh" start "$pg_dir" "$pg_port")
+echo "seeding $posts posts, $users users…" >&2
+DATABASE_URL=$url .build/release/posts-server migrate >/dev/null
+psql -q -v posts="$posts" -v users="$users" -f "$shared/bench/seed.sql" "$url" >/dev/null
+
+DATABASE_URL=$url PORT=$ours_port DB_POOL_SIZE=$pool AUTH_MODE=trust \
+    .build/release/posts-server serve --no-migrate >/dev/null &
+pids+=($!)
+DATABASE_URL=$url PORT=$peer_port DB_POOL_SIZE=$pool LOG_LEVEL=error "$peer_copy/.build/release/hb-peer" >/dev/null 2>&1 &
+pids+=($!)
+for port in $ours_port $peer_port; do
+    for _ in $(seq 100); do
+        (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+        sleep 0.1
+    done
+done
+
+echo "A = posts-server, B = hb-peer; pool $pool each; $secs s per round" >&2
+MAXID=$posts MAXUSER=$users SCENARIOS=$scenarios "$shared/bench/compare.sh" \
+    "http://127.0.0.1:$ours_port" "http://127.0.0.1:$peer_port" "$secs"
