@@ -80,13 +80,16 @@ final class HTTPConnection: @unchecked Sendable {
         proceed(nextStep())
     }
 
+    /// Reads what has arrived, but parses before buffering more than `maxUnparsedBytes`:
+    /// a client streaming fast must meet the parser's limits, not our memory. A one-shot
+    /// re-arm brings the loop back for the rest.
     private func readAvailable() {
         let buffer = loop.readBuffer
         while true {
             switch Socket.read(fd, into: buffer) {
             case .transferred(let count):
                 parser.feed(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
-                if count < buffer.count { return }
+                if count < buffer.count || parser.bufferedByteCount >= Self.maxUnparsedBytes { return }
             case .wouldBlock:
                 return
             case .closed:
@@ -200,6 +203,8 @@ final class HTTPConnection: @unchecked Sendable {
             }
         }
     }
+
+    private static let maxUnparsedBytes = 256 * 1024
 
     private static let continueResponse = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
 

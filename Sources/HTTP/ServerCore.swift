@@ -56,7 +56,8 @@ final class ServerCore: Sendable {
         requestsInFlight.wait(timeout: .now() + .nanoseconds(Int(timeout.nanoseconds))) == .success
     }
 
-    /// Runs on a worker: routes, calls the handler, turns errors into responses.
+    /// Routes, calls the handler, turns errors into responses (on a worker, or on the
+    /// loop for routes that never block).
     func respond(to exchange: Exchange) -> Answer {
         let head = exchange.head
         let requestID = RequestID.from(head.headers["X-Request-Id"])

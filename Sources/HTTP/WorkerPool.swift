@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 
 /// A fixed set of threads that run request handlers. Handlers block (libpq is
-/// synchronous), so they must not run on the I/O queues, and a fixed count keeps the
+/// synchronous), so they must not run on the event loops, and a fixed count keeps the
 /// thread total bounded whatever the load — unlike blocking work on Dispatch's global
 /// queues, which makes libdispatch spawn threads until its limit.
 final class WorkerPool: Sendable {

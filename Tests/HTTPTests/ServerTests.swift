@@ -181,3 +181,21 @@ import TestSupport
         #expect(try client.exchange("GET /api/ping HTTP/1.1\r\nHost: t\r\n\r\n").status == 200)
     }
 }
+
+@Suite struct ServerLargeBodyTests {
+    /// A body far beyond one read buffer arrives in pieces and is still assembled whole.
+    @Test func largeBody_isAssembledAcrossManyReads() throws {
+        let server = try TestHTTPServer.start(routes: { router in
+            router.post("/size", bodyLimit: 11 * 1024 * 1024) { request, _ in
+                Response(body: Array("\(request.body.count) \(request.body.last ?? 0)".utf8))
+            }
+        })
+        defer { server.stop() }
+        let client = try RawHTTPClient(port: server.port)
+        let size = 10 * 1024 * 1024
+        var body = [UInt8](repeating: UInt8(ascii: "a"), count: size)
+        body[size - 1] = UInt8(ascii: "z")
+        try client.send(Array("POST /size HTTP/1.1\r\nHost: t\r\nContent-Length: \(size)\r\n\r\n".utf8) + body)
+        #expect(try client.readResponse().text == "\(size) \(UInt8(ascii: "z"))")
+    }
+}
