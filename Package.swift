@@ -19,20 +19,22 @@ let package = Package(
         ),
         // epoll and accept4, which Glibc's module map leaves out.
         .target(name: "CEpoll"),
+        // The lock both layers use where many threads meet.
+        .target(name: "Locking"),
         // HTTP/1.1 on sockets and epoll; knows nothing of PostgreSQL.
         .target(
             name: "HTTP",
-            dependencies: ["CEpoll", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CEpoll", "Locking", .product(name: "Logging", package: "swift-log")]
         ),
         // libpq wrapper, pool, migrations, local clusters; knows nothing of HTTP.
         .target(
             name: "Postgres",
-            dependencies: ["CLibPQ", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CLibPQ", "Locking", .product(name: "Logging", package: "swift-log")]
         ),
         // The application: configuration, services, routes; sees both layers.
         .target(
             name: "PostsServer",
-            dependencies: ["HTTP", "Postgres", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["HTTP", "Postgres", "Locking", .product(name: "Logging", package: "swift-log")]
         ),
         .executableTarget(
             name: "posts-server",

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import Locking
 #endif
 
 /// One thread waiting in `epoll_wait` over its share of the connections.

@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import Locking
 #endif
 
 /// The `Date` header value (IMF-fixdate), formatted at most once a second.

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Locking
 
 /// A fixed set of threads that run request handlers. Handlers block (libpq is
 /// synchronous), so they must not run on the event loops, and a fixed count keeps the

@@ -1,4 +1,5 @@
 import Dispatch
+import Locking
 import Synchronization
 
 /// A fixed number of connections shared by the request threads. A caller that finds them
@@ -34,7 +35,7 @@ public final class ConnectionPool: Sendable {
 
     public let configuration: Configuration
     private let slots: DispatchSemaphore
-    private let idle = Mutex<[PostgresConnection]>([])
+    private let idle = ParkingLock<[PostgresConnection]>([])
     private let inUse = Atomic<Int>(0)
     private let waiting = Atomic<Int>(0)
     /// Set when the database failed to connect or answer; cleared by the next success.
@@ -131,7 +132,7 @@ public final class ConnectionPool: Sendable {
 
     /// A connection left broken or inside a transaction is not reused.
     private func checkIn(_ connection: PostgresConnection) {
-        guard connection.isUsable else {
+        guard connection.isIdleInSession else {
             connection.close()
             return
         }

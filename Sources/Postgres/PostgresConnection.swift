@@ -53,6 +53,13 @@ public final class PostgresConnection: @unchecked Sendable {
         }
     }
 
+    /// Connected and outside any transaction, judged from libpq's state alone (no system
+    /// call): good enough to put a connection back; `isUsable` looks closer on the way out.
+    var isIdleInSession: Bool {
+        guard let handle else { return false }
+        return PQstatus(handle) == CONNECTION_OK && PQtransactionStatus(handle) == PQTRANS_IDLE
+    }
+
     /// False once the connection is broken or the server has signalled that it is going
     /// away (an idle connection has nothing to read unless the server closed it).
     public var isUsable: Bool {

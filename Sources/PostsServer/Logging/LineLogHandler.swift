@@ -1,6 +1,7 @@
 import Foundation
 import HTTP
 import Logging
+import Locking
 
 /// Writes each log event as one line on standard output, at once (no stdio buffering, so
 /// a pipe or a file sees it as it happens): `text` for people, `json` for collectors.

@@ -7,19 +7,25 @@ import Glibc
 /// and with more threads than cores the spinners burn the time the holder needs — the
 /// profile of /api/ping showed a quarter of all CPU in Mutex's spin loop.
 public final class ParkingLock<State>: @unchecked Sendable {
-    private var mutex = pthread_mutex_t()
+    /// Allocated, not stored inline: a pthread mutex must never move, and `&` on a stored
+    /// property does not promise a stable address.
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private var state: State
 
     public init(_ state: State) {
         self.state = state
-        pthread_mutex_init(&mutex, nil)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
     }
 
-    deinit { pthread_mutex_destroy(&mutex) }
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
 
     public func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
         return try body(&state)
     }
 }
