@@ -97,7 +97,7 @@ public struct Migrator: Sendable {
                 VALUES (\(migration.version), \(migration.name), \(checksum))
                 """)
             try connection.execute(unsafeSQL: "COMMIT")
-        } catch let error as PostgresError {
+        } catch {
             try? connection.execute(unsafeSQL: "ROLLBACK")
             throw PostgresError(.migration, sqlState: error.sqlState,
                                 details: "migration \(migration.fileName) failed: \(error.details)")

@@ -39,7 +39,7 @@ struct Dev: ParsableCommand {
         if try DemoSeed.seedIfEmpty(application.pool) {
             logger.info("seeded demo users and posts")
         }
-        logger.info("try it: curl \(application.server.baseURL)/api/posts/recent")
+        logger.info("try it: curl \(application.server.baseURL)/api/health")
         Bootstrap.waitForTerminationSignal()
         application.stop()
     }

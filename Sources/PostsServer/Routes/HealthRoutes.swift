@@ -9,7 +9,7 @@ enum HealthRoutes {
     static func register(on router: inout Router, pool: ConnectionPool) {
         router.get("/api/ping", runsOnEventLoop: true) { _, _ in pong }
         router.get("/api/health") { _, _ in
-            try pool.withConnection { try $0.query("SELECT 1 AS ok") }
+            _ = try pool.withConnection { try $0.query("SELECT 1 AS ok") }
             return healthy
         }
     }
