@@ -62,6 +62,34 @@ private struct SplitMix64: RandomNumberGenerator {
         }
     }
 
+    /// Found by fuzz/run.sh: obs-text in a Host value, then pipelined garbage, byte by byte.
+    @Test func fuzzerFinding_hostWithObsTextThenPipelinedGarbage() {
+        let input: [UInt8] = [71, 32, 47, 58, 32, 72, 84, 84, 80, 47, 49, 46, 49, 13, 10, 72, 111, 115, 116, 58, 224, 135,
+            242, 245, 255, 255, 255, 255, 255, 255, 84, 32, 47, 112, 32, 13, 10, 13, 10, 69, 84, 32, 47, 97, 41, 112, 105, 47,
+            112, 111, 37, 50, 66, 98, 53, 38, 106, 117, 114, 115, 111, 32, 72, 84, 84, 80, 47, 49, 46, 49, 13, 10, 72, 111,
+            115, 116, 58, 224, 135, 242, 245, 255, 255, 255, 255, 191, 255, 84, 32, 13, 10, 13, 10, 69, 84, 32, 47, 97, 112,
+            105, 47, 64, 112, 111, 37, 50, 66, 98, 53, 38, 106, 117, 114, 115, 111, 114, 61, 97, 37, 50, 66, 98, 61, 97, 37,
+            50, 66, 98, 32, 72, 84, 84, 80, 47, 49, 46, 49, 13, 10, 72, 111, 115, 116, 58, 32, 120, 49, 46, 49, 13, 10, 72,
+            111, 65, 115, 116, 58, 32, 120, 13, 10, 13, 10]
+        var parser = RequestParser()
+        for byte in input {
+            parser.feed([byte])
+            do {
+                while true {
+                    let event = try parser.next()
+                    if event == .needMore { break }
+                    if case .head(let head) = event {
+                        parser.bodyLimit = 64
+                        if let query = head.query { _ = QueryParameters(parsing: query) }
+                        for segment in head.path.split(separator: "/") { _ = PercentDecoding.decode(segment, plusAsSpace: false) }
+                    }
+                }
+            } catch {
+                return
+            }
+        }
+    }
+
     @Test func randomBytes_neverTrap() {
         var generator = SplitMix64(state: 42)
         for _ in 0..<2000 {
