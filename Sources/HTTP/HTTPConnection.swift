@@ -119,7 +119,10 @@ final class HTTPConnection: @unchecked Sendable {
         case .handle(let exchange):
             if onWorker || exchange.runsOnEventLoop { return serve(exchange, onWorker: onWorker) }
             ownedByWorker.store(true, ordering: .releasing)
-            core.workers.submit { [self] in serve(exchange, onWorker: true) }
+            core.workers.submit { [self] waited in
+                let tooLate = waited > core.configuration.maxQueueWait.nanoseconds
+                serve(exchange, onWorker: true, refuseAsBusy: tooLate)
+            }
         case .awaitInput:
             if inputClosed { return close() }
             release(forOutput: false)
@@ -136,10 +139,13 @@ final class HTTPConnection: @unchecked Sendable {
     }
 
     /// Answers the request, then any pipelined ones this thread may answer too.
-    private func serve(_ first: ServerCore.Exchange, onWorker: Bool) {
+    /// `refuseAsBusy`: it waited too long for a worker; say 503 instead of running it.
+    private func serve(_ first: ServerCore.Exchange, onWorker: Bool, refuseAsBusy: Bool = false) {
         var exchange = first
+        var busy = refuseAsBusy
         while true {
-            let answer = core.respond(to: exchange)
+            let answer = busy ? core.respondBusy(to: exchange) : core.respond(to: exchange)
+            busy = false
             guard !closed else { return }
             if !answer.keepAlive { closeAfterWrite = true }
             outbox += answer.bytes

@@ -13,6 +13,10 @@ public struct ServerConfiguration: Sendable {
     public var idleTimeout: Duration = .seconds(60)
     /// How long a stop waits for requests in flight.
     public var shutdownGracePeriod: Duration = .seconds(10)
+    /// A request that waited longer than this for a worker is answered 503 (with
+    /// `Retry-After`) without running: under overload, a bounded wait and a clear answer
+    /// instead of a queue that only grows.
+    public var maxQueueWait: Duration = .seconds(3)
     /// Threads that run handlers. Handlers block on the database, so this is about the
     /// database pool's size, not the core count.
     public var workerThreads: Int

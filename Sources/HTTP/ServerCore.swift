@@ -91,6 +91,19 @@ final class ServerCore: Sendable {
                 response = HTTPError(.internalServerError, message: "internal error").makeResponse()
             }
         }
+        return finish(response, for: exchange, requestID: requestID)
+    }
+
+    /// The answer for a request that waited too long for a worker: 503, handler not run.
+    func respondBusy(to exchange: Exchange) -> Answer {
+        let response = HTTPError(.serviceUnavailable, message: "the server is busy; try again shortly",
+                                 headers: HTTPHeaders([("Retry-After", "1")])).makeResponse()
+        return finish(response, for: exchange, requestID: RequestID.from(exchange.head.headers["X-Request-Id"]))
+    }
+
+    /// Serializes the response and writes the access-log line.
+    private func finish(_ response: Response, for exchange: Exchange, requestID: String) -> Answer {
+        let head = exchange.head
         let keepAlive = head.keepAlive && !isStopping
         let bytes = response.serialize(requestID: requestID, date: HTTPDate.now(), keepAlive: keepAlive,
                                        version: head.version, omitBody: head.method == .HEAD)

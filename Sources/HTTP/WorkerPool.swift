@@ -7,14 +7,20 @@ import Locking
 /// thread total bounded whatever the load — unlike blocking work on Dispatch's global
 /// queues, which makes libdispatch spawn threads until its limit.
 final class WorkerPool: Sendable {
-    typealias Job = @Sendable () -> Void
+    /// Called with how long the job waited in the queue, in nanoseconds.
+    typealias Job = @Sendable (_ waited: UInt64) -> Void
+
+    private struct Queued {
+        let job: Job
+        let enqueuedAt: UInt64
+    }
 
     private struct Queue {
-        var jobs: [Job?] = []
+        var jobs: [Queued?] = []
         var head = 0
         var stopping = false
 
-        mutating func pop() -> Job? {
+        mutating func pop() -> Queued? {
             guard head < jobs.count else { return nil }
             let job = jobs[head]
             jobs[head] = nil
@@ -47,7 +53,8 @@ final class WorkerPool: Sendable {
     }
 
     func submit(_ job: @escaping Job) {
-        queue.withLock { $0.jobs.append(job) }
+        let queued = Queued(job: job, enqueuedAt: DispatchTime.now().uptimeNanoseconds)
+        queue.withLock { $0.jobs.append(queued) }
         ready.signal()
     }
 
@@ -61,12 +68,12 @@ final class WorkerPool: Sendable {
     private func runJobs() {
         while true {
             ready.wait()
-            let next: Job?? = queue.withLock { state in
-                if let job = state.pop() { return .some(job) }
+            let next: Queued?? = queue.withLock { state in
+                if let queued = state.pop() { return .some(queued) }
                 return state.stopping ? .none : .some(nil)
             }
-            guard let job = next else { return }
-            job?()
+            guard let queued = next else { return }
+            if let queued { queued.job(DispatchTime.now().uptimeNanoseconds &- queued.enqueuedAt) }
         }
     }
 }

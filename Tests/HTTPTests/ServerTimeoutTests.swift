@@ -162,3 +162,30 @@ import TestSupport
         release.signal()
     }
 }
+
+@Suite struct ServerOverloadTests {
+    /// With no patience at all for the worker queue, every request that needs a worker is
+    /// refused as busy — and one answered on the loop still gets through.
+    @Test func requestsThatWaitedTooLongForAWorker_get503WithRetryAfter() throws {
+        let server = try TestHTTPServer.start(configure: { $0.maxQueueWait = .nanoseconds(1) }, routes: { router in
+            router.get("/work") { _, _ in Response(body: Array("done".utf8)) }
+            router.get("/api/ping", runsOnEventLoop: true) { _, _ in Response(body: Array("pong".utf8)) }
+        })
+        defer { server.stop() }
+        let client = try RawHTTPClient(port: server.port)
+        let busy = try client.exchange("GET /work HTTP/1.1\r\nHost: t\r\n\r\n")
+        #expect(busy.status == 503)
+        #expect(busy.header("Retry-After") == "1")
+        #expect(busy.json["error"] as? String == "unavailable")
+        #expect(try client.exchange("GET /api/ping HTTP/1.1\r\nHost: t\r\n\r\n").text == "pong")
+    }
+
+    @Test func requestsWithinTheWait_runNormally() throws {
+        let server = try TestHTTPServer.start(configure: { $0.workerThreads = 1 }, routes: { router in
+            router.get("/work") { _, _ in Response(body: Array("done".utf8)) }
+        })
+        defer { server.stop() }
+        let client = try RawHTTPClient(port: server.port)
+        for _ in 0..<10 { #expect(try client.exchange("GET /work HTTP/1.1\r\nHost: t\r\n\r\n").text == "done") }
+    }
+}
