@@ -106,11 +106,9 @@ public struct RequestParser: Sendable {
                     if remaining > bodyLimit { throw .payloadTooLarge }
                     body.reserveCapacity(remaining)
                 }
-                let available = min(remaining, buffer.count - start)
-                body.append(contentsOf: buffer[start..<start + available])
-                start += available
-                if remaining - available > 0 {
-                    state = .fixedBody(remaining: remaining - available)
+                let left = takeBody(upTo: remaining)
+                if left > 0 {
+                    state = .fixedBody(remaining: left)
                     return .needMore
                 }
                 return finishRequest()
@@ -124,11 +122,9 @@ public struct RequestParser: Sendable {
                     state = .chunkData(remaining: size)
                 }
             case .chunkData(let remaining):
-                let available = min(remaining, buffer.count - start)
-                body.append(contentsOf: buffer[start..<start + available])
-                start += available
-                if remaining - available > 0 {
-                    state = .chunkData(remaining: remaining - available)
+                let left = takeBody(upTo: remaining)
+                if left > 0 {
+                    state = .chunkData(remaining: left)
                     return .needMore
                 }
                 state = .chunkDataEnd
@@ -154,6 +150,14 @@ public struct RequestParser: Sendable {
                 state = .trailers(bytesSeen: seen)
             }
         }
+    }
+
+    /// Moves up to `remaining` buffered bytes into the body; returns how many are still due.
+    private mutating func takeBody(upTo remaining: Int) -> Int {
+        let available = min(remaining, buffer.count - start)
+        body.append(contentsOf: buffer[start..<start + available])
+        start += available
+        return remaining - available
     }
 
     private mutating func finishRequest() -> Event {

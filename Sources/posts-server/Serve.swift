@@ -13,10 +13,7 @@ struct Serve: ParsableCommand {
 
     func run() throws {
         defer { StandardOutput.flush() }
-        let configuration = try options.resolve()
-        guard let databaseURL = configuration.databaseURL else {
-            throw ValidationError("DATABASE_URL is required for `serve` (a libpq connection string or postgres:// URL)")
-        }
+        let (configuration, databaseURL) = try options.resolveRequiringDatabase(for: "serve")
         let logger = Bootstrap.logger(format: configuration.logFormat)
         if !noMigrate {
             try Migrations.apply(conninfo: databaseURL, directory: Migrations.locate(), logger: logger)
@@ -34,10 +31,7 @@ struct Migrate: ParsableCommand {
 
     func run() throws {
         defer { StandardOutput.flush() }
-        let configuration = try options.resolve()
-        guard let databaseURL = configuration.databaseURL else {
-            throw ValidationError("DATABASE_URL is required for `migrate` (a libpq connection string or postgres:// URL)")
-        }
+        let (configuration, databaseURL) = try options.resolveRequiringDatabase(for: "migrate")
         let logger = Bootstrap.logger(format: configuration.logFormat)
         try Migrations.apply(conninfo: databaseURL, directory: Migrations.locate(), logger: logger)
     }

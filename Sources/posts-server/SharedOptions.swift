@@ -40,4 +40,13 @@ struct SharedOptions: ParsableArguments {
             throw ValidationError(error.description)
         }
     }
+
+    /// The configuration of a subcommand that cannot run without a database.
+    func resolveRequiringDatabase(for command: String) throws -> (Configuration, String) {
+        let configuration = try resolve()
+        guard let databaseURL = configuration.databaseURL else {
+            throw ValidationError("DATABASE_URL is required for `\(command)` (a libpq connection string or postgres:// URL)")
+        }
+        return (configuration, databaseURL)
+    }
 }

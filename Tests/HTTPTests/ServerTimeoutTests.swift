@@ -91,12 +91,10 @@ import TestSupport
     }
 
     @Test func slowHandler_doesNotStallOtherConnections() throws {
-        let release = DispatchSemaphore(value: 0)
-        let entered = DispatchSemaphore(value: 0)
+        let gate = Gate()
         let server = try TestHTTPServer.start(routes: { router in
             router.get("/slow") { _, _ in
-                entered.signal()
-                release.wait()
+                gate.pass()
                 return Response(body: Array("slow".utf8))
             }
             router.get("/api/ping") { _, _ in Response(body: Array("pong".utf8)) }
@@ -104,29 +102,27 @@ import TestSupport
         defer { server.stop() }
         let slow = try RawHTTPClient(port: server.port)
         try slow.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")
-        entered.wait()
+        gate.waitUntilEntered()
         let fast = try RawHTTPClient(port: server.port)
         for _ in 0..<20 { #expect(try fast.exchange("GET /api/ping HTTP/1.1\r\nHost: t\r\n\r\n").text == "pong") }
-        release.signal()
+        gate.open()
         #expect(try slow.readResponse().text == "slow")
     }
 }
 
 @Suite struct ServerShutdownTests {
     @Test func stop_finishesRequestsInFlightAndClosesIdleConnections() throws {
-        let release = DispatchSemaphore(value: 0)
-        let entered = DispatchSemaphore(value: 0)
+        let gate = Gate()
         let server = try TestHTTPServer.start(routes: { router in
             router.get("/slow") { _, _ in
-                entered.signal()
-                release.wait()
+                gate.pass()
                 return Response(body: Array("done".utf8))
             }
             router.get("/api/ping") { _, _ in Response(body: Array("pong".utf8)) }
         })
         let busy = try RawHTTPClient(port: server.port)
         try busy.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")
-        entered.wait()
+        gate.waitUntilEntered()
         let idle = try RawHTTPClient(port: server.port)
         #expect(try idle.exchange("GET /api/ping HTTP/1.1\r\nHost: t\r\n\r\n").status == 200)
 
@@ -137,7 +133,7 @@ import TestSupport
         }
         #expect(idle.waitForClose())
         #expect(throws: (any Error).self) { _ = try RawHTTPClient(port: server.port) }
-        release.signal()
+        gate.open()
         let response = try busy.readResponse()
         #expect(response.text == "done")
         #expect(response.header("Connection") == "close")
@@ -145,21 +141,19 @@ import TestSupport
     }
 
     @Test func stop_givesUpOnRequestsAfterTheGracePeriod() throws {
-        let release = DispatchSemaphore(value: 0)
-        let entered = DispatchSemaphore(value: 0)
+        let gate = Gate()
         let server = try TestHTTPServer.start(configure: { $0.shutdownGracePeriod = .milliseconds(200) }, routes: { router in
             router.get("/stuck") { _, _ in
-                entered.signal()
-                release.wait()
+                gate.pass()
                 return Response()
             }
         })
         let stuck = try RawHTTPClient(port: server.port)
         try stuck.send("GET /stuck HTTP/1.1\r\nHost: t\r\n\r\n")
-        entered.wait()
+        gate.waitUntilEntered()
         server.stop()
         #expect(stuck.waitForClose())
-        release.signal()
+        gate.open()
     }
 }
 

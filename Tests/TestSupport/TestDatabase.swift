@@ -30,21 +30,20 @@ public enum TestDatabase {
 
     /// A new database with every migration applied; returns its connection string.
     public static func makeDatabase() throws -> String {
-        let cluster = try cluster()
-        let name = "test_\(getpid())_\(counter.wrappingAdd(1, ordering: .relaxed).oldValue)"
-        let admin = try PostgresConnection(conninfo: cluster.conninfo(), queryTimeout: .zero)
-        defer { admin.close() }
-        try admin.execute(unsafeSQL: "CREATE DATABASE \(name) TEMPLATE \(templateName)")
-        return cluster.conninfo(database: name)
+        try createDatabase(prefix: "test", template: templateName)
     }
 
     /// A new, empty database (no migrations), for tests of the migrator itself.
     public static func makeEmptyDatabase() throws -> String {
+        try createDatabase(prefix: "empty", template: nil)
+    }
+
+    private static func createDatabase(prefix: String, template: String?) throws -> String {
         let cluster = try cluster()
-        let name = "empty_\(getpid())_\(counter.wrappingAdd(1, ordering: .relaxed).oldValue)"
+        let name = "\(prefix)_\(getpid())_\(counter.wrappingAdd(1, ordering: .relaxed).oldValue)"
         let admin = try PostgresConnection(conninfo: cluster.conninfo(), queryTimeout: .zero)
         defer { admin.close() }
-        try admin.execute(unsafeSQL: "CREATE DATABASE \(name)")
+        try admin.execute(unsafeSQL: "CREATE DATABASE \(name)" + (template.map { " TEMPLATE \($0)" } ?? ""))
         return cluster.conninfo(database: name)
     }
 
