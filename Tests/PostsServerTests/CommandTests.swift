@@ -56,3 +56,26 @@ import TestSupport
         #expect(process.lines.contains { $0.contains("TRUST_ANY_HOST") })
     }
 }
+
+@Suite struct DevCommandTests {
+    /// The README's first command: a private cluster, migrated and seeded, trust mode; Ctrl-C
+    /// stops the server and the cluster. A second start reuses the cluster and seeds nothing.
+    @Test func dev_runsOnAPrivateClusterAndStopsIt() throws {
+        let dataDirectory = NSTemporaryDirectory() + "posts-server-dev-\(UUID().uuidString)/postgres"
+        defer { try? FileManager.default.removeItem(atPath: (dataDirectory as NSString).deletingLastPathComponent) }
+        let environment = ["PORT": "0", "MIGRATIONS_DIR": TestDatabase.migrationsDirectory.path]
+        for run in 0..<2 {
+            let process = try ServerProcess(["dev", "--data-dir", dataDirectory], environment: environment)
+            let port = try #require(process.listeningPort())
+            #expect(process.waitForLine(containing: "try it: curl") != nil)
+            #expect(process.lines.contains { $0.contains("seeded demo users and posts") } == (run == 0))
+            let client = try RawHTTPClient(port: port)
+            #expect(try client.exchange("GET /api/health HTTP/1.1\r\nHost: t\r\n\r\n").status == 200)
+            process.signal(SIGINT)
+            #expect(process.waitForExit() == 0)
+            #expect(process.lines.contains { $0.contains("stopping the private PostgreSQL cluster") })
+            let postmasterPID = (dataDirectory as NSString).appendingPathComponent("data/postmaster.pid")
+            #expect(!FileManager.default.fileExists(atPath: postmasterPID), "the cluster is still running")
+        }
+    }
+}
