@@ -79,3 +79,27 @@ import TestSupport
         }
     }
 }
+
+@Suite struct DescriptorExhaustionTests {
+    /// Out of file descriptors, accept fails with EMFILE: the server must pause accepting
+    /// (not spin, not crash) and serve again once connections are freed.
+    @Test func outOfDescriptors_pausesAcceptingAndRecovers() throws {
+        let conninfo = try TestDatabase.makeDatabase()
+        let process = try ServerProcess(
+            ["serve", "--no-migrate"],
+            environment: ["DATABASE_URL": conninfo, "PORT": "0"],
+            prefix: ["/usr/bin/prlimit", "--nofile=48:48", "--"])
+        let port = try #require(process.listeningPort())
+        var held: [RawHTTPClient] = []
+        for _ in 0..<60 {
+            // Past the limit the kernel still completes connections into the backlog.
+            held.append(try RawHTTPClient(port: port, timeout: .seconds(2)))
+        }
+        #expect(process.waitForLine(containing: "accept failed") != nil)
+        held.removeAll()
+        let client = try RawHTTPClient(port: port, timeout: .seconds(10))
+        #expect(try client.exchange("GET /api/ping HTTP/1.1\r\nHost: t\r\n\r\n").status == 200)
+        process.signal(SIGTERM)
+        #expect(process.waitForExit() == 0)
+    }
+}

@@ -16,7 +16,8 @@ public final class ServerProcess: @unchecked Sendable {
             .appendingPathComponent("posts-server").path
     }
 
-    public init(_ arguments: [String], environment: [String: String] = [:]) throws {
+    /// `prefix` runs the server through another program (`prlimit … --`, say).
+    public init(_ arguments: [String], environment: [String: String] = [:], prefix: [String] = []) throws {
         var pipe: [Int32] = [0, 0]
         guard Glibc.pipe(&pipe) == 0 else { throw RawHTTPClient.Failure(description: "pipe failed") }
         var actions = posix_spawn_file_actions_t()
@@ -31,14 +32,15 @@ public final class ServerProcess: @unchecked Sendable {
             merged[name] = nil
         }
         merged.merge(environment) { $1 }
-        let argv = ([Self.executable] + arguments).map { strdup($0) } + [nil]
+        let command = prefix + [Self.executable] + arguments
+        let argv = command.map { strdup($0) } + [nil]
         let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
             argv.forEach { free($0) }
             envp.forEach { free($0) }
         }
         var child: pid_t = 0
-        let status = posix_spawn(&child, Self.executable, &actions, nil, argv, envp)
+        let status = posix_spawn(&child, command[0], &actions, nil, argv, envp)
         Glibc.close(pipe[1])
         guard status == 0 else {
             Glibc.close(pipe[0])
