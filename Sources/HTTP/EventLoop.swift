@@ -114,6 +114,9 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func acceptPending() {
+        // A listener event can share a batch with the stop command that came before it:
+        // by then the server may have closed the listening descriptor.
+        guard accepting else { return }
         for _ in 0..<64 {
             switch Socket.accept(listener) {
             case .accepted(let fd, let remoteAddress):
