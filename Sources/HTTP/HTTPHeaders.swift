@@ -17,16 +17,6 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
         fields.append((name: name, value: value))
     }
 
-    /// Replaces every field of that name with one.
-    public mutating func set(_ name: String, _ value: String) {
-        remove(name)
-        fields.append((name: name, value: value))
-    }
-
-    public mutating func remove(_ name: String) {
-        fields.removeAll { Self.namesMatch($0.name, name) }
-    }
-
     /// The first value of the field, if any.
     public subscript(name: String) -> String? {
         for field in fields where Self.namesMatch(field.name, name) { return field.value }

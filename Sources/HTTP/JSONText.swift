@@ -19,10 +19,4 @@ public enum JSONText {
         }
         out.append(UInt8(ascii: "\""))
     }
-
-    public static func quoted(_ text: String) -> String {
-        var out: [UInt8] = []
-        appendQuoted(text, to: &out)
-        return String(decoding: out, as: UTF8.self)
-    }
 }

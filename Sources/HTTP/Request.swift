@@ -23,11 +23,4 @@ public struct Request: Sendable {
             self.query = QueryParameters()
         }
     }
-
-    /// The media type of the body, lowercased and without parameters (`application/json`).
-    public var mediaType: String? {
-        guard let value = headers["Content-Type"] else { return nil }
-        let type = value.split(separator: ";", maxSplits: 1).first.map { $0.trimmingHTTPWhitespace() } ?? ""
-        return type.lowercased()
-    }
 }

@@ -4,8 +4,7 @@ import Logging
 public struct RequestContext: Sendable {
     /// The `X-Request-Id` of the exchange (the client's, or one made up here).
     public let requestID: String
-    /// A logger whose lines carry the request id.
-    public let logger: Logger
+    private let baseLogger: Logger
     public let parameters: Parameters
     /// The matched route's pattern, or nil when no route matched.
     public let route: String?
@@ -14,9 +13,17 @@ public struct RequestContext: Sendable {
     public init(requestID: String, logger: Logger, parameters: Parameters = Parameters(), route: String? = nil,
                 remoteAddress: String = "") {
         self.requestID = requestID
-        self.logger = logger
+        self.baseLogger = logger
         self.parameters = parameters
         self.route = route
         self.remoteAddress = remoteAddress
+    }
+
+    /// A logger whose lines carry the request id; tagged only when asked for, since most
+    /// requests never log beyond their access-log line.
+    public var logger: Logger {
+        var logger = baseLogger
+        logger[metadataKey: "request_id"] = .string(requestID)
+        return logger
     }
 }

@@ -61,8 +61,6 @@ final class ServerCore: Sendable {
     func respond(to exchange: Exchange) -> Answer {
         let head = exchange.head
         let requestID = RequestID.from(head.headers["X-Request-Id"])
-        var logger = self.logger
-        logger[metadataKey: "request_id"] = .string(requestID)
         let response: Response
         switch exchange.match {
         case .notFound:
@@ -82,12 +80,12 @@ final class ServerCore: Sendable {
             } catch let error as any HTTPResponseConvertible {
                 let mapped = error.httpError
                 if mapped.status.code >= 500 {
-                    logger.error("request failed", metadata: ["error": "\(String(reflecting: error))", "route": "\(route.pattern)"])
+                    context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))", "route": "\(route.pattern)"])
                 }
                 response = mapped.makeResponse()
             } catch {
                 // The detail stays in the log; the client learns only that it was our fault.
-                logger.error("handler failed", metadata: ["error": "\(error)", "route": "\(route.pattern)"])
+                context.logger.error("handler failed", metadata: ["error": "\(error)", "route": "\(route.pattern)"])
                 response = HTTPError(.internalServerError, message: "internal error").makeResponse()
             }
         }
