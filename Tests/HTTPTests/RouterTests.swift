@@ -83,3 +83,9 @@ import Testing
             == #"{"status":"error","error":"conflict","message":"taken \"x\""}"#)
     }
 }
+
+@Suite struct HTTPDateTests {
+    @Test func dateHeader_isIMFFixdate() {
+        #expect(HTTPDate.format(784_111_777) == "Sun, 06 Nov 1994 08:49:37 GMT")
+    }
+}
