@@ -17,19 +17,20 @@ let package = Package(
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]
         ),
-        // epoll and accept4, which Glibc's module map leaves out.
-        .target(name: "CEpoll"),
+        // The few Linux calls (epoll, accept4, pipe2, closefrom for posix_spawn) that
+        // Glibc's Swift module map leaves out.
+        .target(name: "CLinux"),
         // The lock both layers use where many threads meet.
         .target(name: "Locking"),
         // HTTP/1.1 on sockets and epoll; knows nothing of PostgreSQL.
         .target(
             name: "HTTP",
-            dependencies: ["CEpoll", "Locking", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CLinux", "Locking", .product(name: "Logging", package: "swift-log")]
         ),
         // libpq wrapper, pool, migrations, local clusters; knows nothing of HTTP.
         .target(
             name: "Postgres",
-            dependencies: ["CLibPQ", "Locking", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CLibPQ", "CLinux", "Locking", .product(name: "Logging", package: "swift-log")]
         ),
         // The application: configuration, services, routes; sees both layers.
         .target(
@@ -39,6 +40,7 @@ let package = Package(
         .executableTarget(
             name: "posts-server",
             dependencies: [
+                "CLinux",
                 "PostsServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -46,7 +48,7 @@ let package = Package(
         ),
         .target(
             name: "TestSupport",
-            dependencies: ["HTTP", "Postgres", "PostsServer"],
+            dependencies: ["CLinux", "HTTP", "Postgres", "PostsServer"],
             path: "Tests/TestSupport"
         ),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"]),

@@ -1,4 +1,4 @@
-import CEpoll
+import CLinux
 import Dispatch
 import Foundation
 #if canImport(Glibc)
@@ -54,7 +54,7 @@ final class EventLoop: @unchecked Sendable {
         epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard epoll >= 0 else { throw SocketError("epoll_create1") }
         var fds: [Int32] = [0, 0]
-        guard cepoll_pipe_nonblocking(&fds) == 0 else { throw SocketError("pipe2") }
+        guard clinux_pipe_nonblocking(&fds) == 0 else { throw SocketError("pipe2") }
         wakePipe = (fds[0], fds[1])
         try register(wakePipe.read, id: Self.wakeID, events: EPOLLIN.rawValue)
         try register(listener, id: Self.listenerID, events: EPOLLIN.rawValue | EPOLLEXCLUSIVE.rawValue)

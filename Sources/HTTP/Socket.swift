@@ -1,4 +1,4 @@
-import CEpoll
+import CLinux
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -80,7 +80,7 @@ enum Socket {
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         while true {
             let fd = withUnsafeMutablePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { cepoll_accept_nonblocking(listener, $0, &length) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { clinux_accept_nonblocking(listener, $0, &length) }
             }
             if fd >= 0 {                var on: Int32 = 1
                 // Responses are written whole; Nagle would only delay them.

@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -12,8 +13,10 @@ enum ChildProcess {
         let output: String
     }
 
-    /// Output (stdout and stderr) goes to a temp file, not a pipe: a server started by the
-    /// child inherits its descriptors and would hold a pipe open after the child is gone.
+    /// Output (stdout and stderr) goes to a temp file, not a pipe, and every other descriptor
+    /// is closed in the child: a server it starts (pg_ctl's postmaster) lives on after it and
+    /// would otherwise keep our pipes and sockets, or those of whoever started us, open for
+    /// as long as it runs: a reader waiting for such a pipe to end would wait with it.
     static func run(_ executable: String, _ arguments: [String]) throws -> Outcome {
         let outputPath = NSTemporaryDirectory() + "posts-server-child-\(getpid())-\(UInt64.random(in: 0 ... .max)).log"
         defer { unlink(outputPath) }
@@ -23,11 +26,17 @@ enum ChildProcess {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        clinux_spawn_close_from(&actions, 3)
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        var attributes = posix_spawnattr_t()
+        guard clinux_spawnattr_init_clean_signals(&attributes) == 0 else {
+            throw LocalCluster.Failure(description: "cannot prepare to start \(executable)")
+        }
+        defer { posix_spawnattr_destroy(&attributes) }
+        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
         guard spawned == 0 else {
             throw LocalCluster.Failure(description: "cannot start \(executable): \(String(cString: strerror(spawned)))")
         }
