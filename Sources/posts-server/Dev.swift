@@ -17,6 +17,7 @@ struct Dev: ParsableCommand {
 
     func run() throws {
         defer { StandardOutput.flush() }
+        try TerminationSignals.install()
         var configuration = try options.resolve()
         if options.authMode == nil && ProcessInfo.processInfo.environment["AUTH_MODE"] == nil {
             configuration.authMode = .trust
@@ -40,7 +41,7 @@ struct Dev: ParsableCommand {
             logger.info("seeded demo users and posts")
         }
         logger.info("try it: curl \(application.server.baseURL)/api/health")
-        Bootstrap.waitForTerminationSignal()
+        TerminationSignals.wait()
         application.stop()
     }
 }

@@ -13,13 +13,14 @@ struct Serve: ParsableCommand {
 
     func run() throws {
         defer { StandardOutput.flush() }
+        try TerminationSignals.install()
         let (configuration, databaseURL) = try options.resolveRequiringDatabase(for: "serve")
         let logger = Bootstrap.logger(format: configuration.logFormat)
         if !noMigrate {
             try Migrations.apply(conninfo: databaseURL, directory: Migrations.locate(), logger: logger)
         }
         let application = try Application(configuration: configuration, logger: logger)
-        Bootstrap.waitForTerminationSignal()
+        TerminationSignals.wait()
         application.stop()
     }
 }

@@ -6,7 +6,7 @@ import TestSupport
 @Suite struct CommandTests {
     @Test func serveWithoutDatabaseURL_failsNamingIt() throws {
         let process = try ServerProcess(["serve"])
-        let exit = process.waitForExit()
+        let exit = try #require(process.waitForExit())
         #expect(exit != 0)
         #expect(process.lines.contains { $0.contains("DATABASE_URL") })
     }
@@ -29,6 +29,19 @@ import TestSupport
         #expect(process.lines.last?.contains("stopped") == true)
     }
 
+    /// SIGTERM is caught from the start: one that arrives while the server is still
+    /// migrating is kept, and the server stops cleanly as soon as it is up.
+    @Test func sigtermDuringStartup_stopsCleanlyOnceUp() throws {
+        let conninfo = try TestDatabase.makeEmptyDatabase()
+        let process = try ServerProcess(["serve"], environment: ["DATABASE_URL": conninfo, "PORT": "0",
+                                                                 "MIGRATIONS_DIR": TestDatabase.migrationsDirectory.path])
+        #expect(process.waitForLine(containing: "applied migration") != nil)
+        process.signal(SIGTERM)
+        #expect(process.waitForExit() == 0)
+        #expect(process.lines.contains { $0.contains("listening on http://") })
+        #expect(process.lines.last?.contains("stopped") == true)
+    }
+
     @Test func migrate_isIdempotent_andJSONLogsAreJSON() throws {
         let conninfo = try TestDatabase.makeEmptyDatabase()
         let environment = ["DATABASE_URL": conninfo, "LOG_FORMAT": "json",
@@ -45,14 +58,14 @@ import TestSupport
 
     @Test func flag_winsOverEnvironment() throws {
         let process = try ServerProcess(["serve", "--port", "notaport"], environment: ["PORT": "8080"])
-        #expect(process.waitForExit() != 0)
+        #expect(try #require(process.waitForExit()) != 0)
     }
 
     @Test func trustMode_refusesNonLoopbackHost() throws {
         let conninfo = try TestDatabase.makeDatabase()
         let process = try ServerProcess(["serve", "--no-migrate"], environment: [
             "DATABASE_URL": conninfo, "AUTH_MODE": "trust", "HOST": "0.0.0.0", "PORT": "0"])
-        #expect(process.waitForExit() != 0)
+        #expect(try #require(process.waitForExit()) != 0)
         #expect(process.lines.contains { $0.contains("TRUST_ANY_HOST") })
     }
 }

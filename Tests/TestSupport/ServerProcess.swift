@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -19,14 +20,16 @@ public final class ServerProcess: @unchecked Sendable {
     /// `prefix` runs the server through another program (`prlimit … --`, say).
     public init(_ arguments: [String], environment: [String: String] = [:], prefix: [String] = []) throws {
         var pipe: [Int32] = [0, 0]
-        guard Glibc.pipe(&pipe) == 0 else { throw RawHTTPClient.Failure(description: "pipe failed") }
+        // Close-on-exec, so no other child started meanwhile (a cluster's postmaster, say)
+        // inherits the write end and keeps the output from ending.
+        guard clinux_pipe_cloexec(&pipe) == 0 else { throw RawHTTPClient.Failure(description: "pipe failed") }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, pipe[1], 1)
         posix_spawn_file_actions_adddup2(&actions, pipe[1], 2)
-        posix_spawn_file_actions_addclose(&actions, pipe[0])
+        clinux_spawn_close_from(&actions, 3)
         var merged = ProcessInfo.processInfo.environment
         for name in ["DATABASE_URL", "HOST", "PORT", "AUTH_MODE", "LOG_FORMAT", "DB_POOL_SIZE", "UPLOAD_DIR"] {
             merged[name] = nil
@@ -40,7 +43,12 @@ public final class ServerProcess: @unchecked Sendable {
             envp.forEach { free($0) }
         }
         var child: pid_t = 0
-        let status = posix_spawn(&child, command[0], &actions, nil, argv, envp)
+        var attributes = posix_spawnattr_t()
+        guard clinux_spawnattr_init_clean_signals(&attributes) == 0 else {
+            throw RawHTTPClient.Failure(description: "posix_spawnattr_init failed")
+        }
+        defer { posix_spawnattr_destroy(&attributes) }
+        let status = posix_spawn(&child, command[0], &actions, &attributes, argv, envp)
         Glibc.close(pipe[1])
         guard status == 0 else {
             Glibc.close(pipe[0])
@@ -51,41 +59,72 @@ public final class ServerProcess: @unchecked Sendable {
     }
 
     deinit {
-        kill(pid, SIGKILL)
-        var status: Int32 = 0
-        waitpid(pid, &status, WNOHANG)
+        if !hasExited {
+            kill(pid, SIGKILL)
+            _ = reap()
+        }
         Glibc.close(output)
     }
+
+    private var hasExited = false
+    private var outputEnded = false
 
     /// Reads output until a line contains `text`; nil if the output ends or time runs out.
     public func waitForLine(containing text: String, timeout: Duration = .seconds(30)) -> String? {
         if let line = lines.first(where: { $0.contains(text) }) { return line }
         let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
+        var checked = lines.count
+        while readMore(until: deadline) {
+            if let line = lines[checked...].first(where: { $0.contains(text) }) { return line }
+            checked = lines.count
+        }
+        return nil
+    }
+
+    /// Reads what the process wrote next into `lines`; false once the output has ended or
+    /// the deadline has passed.
+    private func readMore(until deadline: ContinuousClock.Instant) -> Bool {
+        while !outputEnded, ContinuousClock.now < deadline {
             var descriptor = pollfd(fd: output, events: Int16(POLLIN), revents: 0)
             let remaining = ContinuousClock.now.duration(to: deadline)
             guard poll(&descriptor, 1, Int32(max(1, remaining.components.seconds * 1000 + 1))) > 0 else { continue }
             var chunk = [UInt8](repeating: 0, count: 4096)
             let count = chunk.withUnsafeMutableBytes { read(output, $0.baseAddress, $0.count) }
-            guard count > 0 else { return nil }
+            guard count > 0 else {
+                outputEnded = true
+                return false
+            }
             buffer += chunk[..<count]
             while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                lines.append(String(decoding: buffer[..<newline], as: UTF8.self))
                 buffer.removeFirst(newline + 1)
-                lines.append(line)
-                if line.contains(text) { return line }
             }
+            return true
         }
-        return nil
+        return false
     }
 
     public func signal(_ number: Int32) { kill(pid, number) }
 
-    /// The exit code once the process ends (128 + signal when killed by one).
-    public func waitForExit() -> Int32 {
+    /// The exit code once the process ends (128 + signal when killed by one), with all its
+    /// output read; nil if it is still running after `timeout`: it is then killed, so that
+    /// a server that ignores its stop fails the test instead of hanging the run.
+    public func waitForExit(timeout: Duration = .seconds(30)) -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        // The output ends when the process exits: nothing else holds the pipe's write end.
+        while readMore(until: deadline) {}
+        guard outputEnded else {
+            kill(pid, SIGKILL)
+            _ = reap()
+            return nil
+        }
+        return reap()
+    }
+
+    private func reap() -> Int32 {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        _ = waitForLine(containing: "\u{0}", timeout: .milliseconds(100))
+        hasExited = true
         return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
     }
 
