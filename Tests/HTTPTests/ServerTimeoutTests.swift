@@ -102,7 +102,7 @@ import TestSupport
         defer { server.stop() }
         let slow = try RawHTTPClient(port: server.port)
         try slow.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")
-        gate.waitUntilEntered()
+        try #require(gate.waitUntilEntered())
         let fast = try RawHTTPClient(port: server.port)
         for _ in 0..<20 { #expect(try fast.exchange("GET /api/ping HTTP/1.1\r\nHost: t\r\n\r\n").text == "pong") }
         gate.open()
@@ -122,7 +122,7 @@ import TestSupport
         })
         let busy = try RawHTTPClient(port: server.port)
         try busy.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")
-        gate.waitUntilEntered()
+        try #require(gate.waitUntilEntered())
         let idle = try RawHTTPClient(port: server.port)
         #expect(try idle.exchange("GET /api/ping HTTP/1.1\r\nHost: t\r\n\r\n").status == 200)
 
@@ -150,7 +150,7 @@ import TestSupport
         })
         let stuck = try RawHTTPClient(port: server.port)
         try stuck.send("GET /stuck HTTP/1.1\r\nHost: t\r\n\r\n")
-        gate.waitUntilEntered()
+        try #require(gate.waitUntilEntered())
         server.stop()
         #expect(stuck.waitForClose())
         gate.open()

@@ -55,7 +55,7 @@ import TestSupport
                 release.wait()
             }
         }
-        holding.wait()
+        try #require(holding.wait(timeout: .now() + 30) == .success)
         #expect(pool.statistics.inUse == 1)
         let error = #expect(throws: PostgresError.self) { try pool.withConnection { _ in } }
         #expect(error?.kind == .poolTimeout)
