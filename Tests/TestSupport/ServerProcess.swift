@@ -19,6 +19,11 @@ public final class ServerProcess: @unchecked Sendable {
 
     /// `prefix` runs the server through another program (`prlimit … --`, say).
     public init(_ arguments: [String], environment: [String: String] = [:], prefix: [String] = []) throws {
+        var attributes = posix_spawnattr_t()
+        guard clinux_spawnattr_init_clean_signals(&attributes) == 0 else {
+            throw RawHTTPClient.Failure(description: "posix_spawnattr_init failed")
+        }
+        defer { posix_spawnattr_destroy(&attributes) }
         var pipe: [Int32] = [0, 0]
         // Close-on-exec, so no other child started meanwhile (a cluster's postmaster, say)
         // inherits the write end and keeps the output from ending.
@@ -43,11 +48,6 @@ public final class ServerProcess: @unchecked Sendable {
             envp.forEach { free($0) }
         }
         var child: pid_t = 0
-        var attributes = posix_spawnattr_t()
-        guard clinux_spawnattr_init_clean_signals(&attributes) == 0 else {
-            throw RawHTTPClient.Failure(description: "posix_spawnattr_init failed")
-        }
-        defer { posix_spawnattr_destroy(&attributes) }
         let status = posix_spawn(&child, command[0], &actions, &attributes, argv, envp)
         Glibc.close(pipe[1])
         guard status == 0 else {
