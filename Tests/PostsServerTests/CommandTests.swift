@@ -42,6 +42,17 @@ import TestSupport
         #expect(process.lines.last?.contains("stopped") == true)
     }
 
+    /// A parent may start us with SIGTERM blocked (a child inherits the mask of the thread
+    /// that spawned it): the server unblocks it and still stops cleanly.
+    @Test func sigterm_stopsCleanlyEvenWhenStartedBlocked() throws {
+        let conninfo = try TestDatabase.makeDatabase()
+        let process = try ServerProcess(["serve", "--no-migrate"], environment: ["DATABASE_URL": conninfo, "PORT": "0"],
+                                        blockingTermination: true)
+        #expect(process.listeningPort() != nil)
+        process.signal(SIGTERM)
+        #expect(process.waitForExit() == 0)
+    }
+
     @Test func migrate_isIdempotent_andJSONLogsAreJSON() throws {
         let conninfo = try TestDatabase.makeEmptyDatabase()
         let environment = ["DATABASE_URL": conninfo, "LOG_FORMAT": "json",

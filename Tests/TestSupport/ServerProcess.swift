@@ -18,12 +18,22 @@ public final class ServerProcess: @unchecked Sendable {
     }
 
     /// `prefix` runs the server through another program (`prlimit … --`, say).
-    public init(_ arguments: [String], environment: [String: String] = [:], prefix: [String] = []) throws {
+    /// `blockingTermination` starts it with SIGTERM and SIGINT blocked, as a child of a
+    /// Dispatch thread would be; otherwise it starts with no signal blocked.
+    public init(_ arguments: [String], environment: [String: String] = [:], prefix: [String] = [],
+                blockingTermination: Bool = false) throws {
         var attributes = posix_spawnattr_t()
         guard clinux_spawnattr_init_clean_signals(&attributes) == 0 else {
             throw RawHTTPClient.Failure(description: "posix_spawnattr_init failed")
         }
         defer { posix_spawnattr_destroy(&attributes) }
+        if blockingTermination {
+            var blocked = sigset_t()
+            sigemptyset(&blocked)
+            sigaddset(&blocked, SIGTERM)
+            sigaddset(&blocked, SIGINT)
+            posix_spawnattr_setsigmask(&attributes, &blocked)
+        }
         var pipe: [Int32] = [0, 0]
         // Close-on-exec, so no other child started meanwhile (a cluster's postmaster, say)
         // inherits the write end and keeps the output from ending.
