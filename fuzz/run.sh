@@ -7,8 +7,9 @@ seconds=${1:-60}
 out=.build-fuzz
 mkdir -p "$out/corpus"
 sources=()
-for name in RequestParser RequestParser+Head RequestHead HTTPHeaders HTTPMethod HTTPParseError HTTPStatus \
-            PercentDecoding QueryParameters; do
+for name in Parsing/RequestParser Parsing/RequestParser+Head Parsing/RequestHead Parsing/HTTPParseError \
+            Parsing/PercentDecoding Parsing/QueryParameters Messages/HTTPHeaders Messages/HTTPMethod \
+            Messages/HTTPStatus; do
     sources+=("Sources/HTTP/$name.swift")
 done
 swiftc -O -sanitize=fuzzer,address -parse-as-library fuzz/RequestParserFuzzer.swift "${sources[@]}" \
