@@ -32,8 +32,15 @@ public final class RawHTTPClient: @unchecked Sendable {
     private var buffer: [UInt8] = []
 
     public init(port: Int, host: String = "127.0.0.1", timeout: Duration = .seconds(5)) throws {
+        fd = try Self.connectedSocket(port: port, host: host, timeout: timeout)
+    }
+
+    /// The socket is made and connected before `fd` is set: a class whose init throws after
+    /// its properties are set runs its deinit, which would close the descriptor a second
+    /// time — by then perhaps another thread's socket.
+    private static func connectedSocket(port: Int, host: String, timeout: Duration) throws -> Int32 {
         let isIPv6 = host.contains(":")
-        fd = socket(isIPv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(isIPv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
         var timeval = timeval(tv_sec: Int(timeout.components.seconds),
                               tv_usec: Int(timeout.components.attoseconds / 1_000_000_000_000))
@@ -66,6 +73,7 @@ public final class RawHTTPClient: @unchecked Sendable {
             Glibc.close(fd)
             throw Failure(description: "connect to \(host):\(port): errno \(code)")
         }
+        return fd
     }
 
     deinit { Glibc.close(fd) }
@@ -97,6 +105,25 @@ public final class RawHTTPClient: @unchecked Sendable {
 
     /// Reads one response. `forHead` means the response to a HEAD request: no body follows.
     public func readResponse(forHead: Bool = false) throws -> Response {
+        let head = try readHead()
+        let (status, headers) = (head.status, head.headers)
+        let noBody = forHead || status == 100 || status == 204 || status == 304
+        let chunked = headers.contains { $0.name.lowercased() == "transfer-encoding" && $0.value.lowercased() == "chunked" }
+        if chunked && !noBody {
+            var body: [UInt8] = []
+            while let chunk = try readChunk() { body += chunk }
+            return Response(status: status, headers: headers, body: body)
+        }
+        let length = headers.first { $0.name.lowercased() == "content-length" }.flatMap { Int($0.value) } ?? 0
+        let bodyLength = noBody ? 0 : length
+        while buffer.count < bodyLength { try fill() }
+        let body = Array(buffer[..<bodyLength])
+        buffer.removeFirst(bodyLength)
+        return Response(status: status, headers: headers, body: body)
+    }
+
+    /// Reads only the head of a response whose body is a stream; then `readChunk()` each piece.
+    public func readHead() throws -> Response {
         let headEnd = try readUntilHeadEnd()
         let headText = String(decoding: buffer[..<headEnd], as: UTF8.self)
         buffer.removeFirst(headEnd + 4)
@@ -109,12 +136,42 @@ public final class RawHTTPClient: @unchecked Sendable {
             let colon = line.firstIndex(of: ":")!
             return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
         }
-        let length = headers.first { $0.name.lowercased() == "content-length" }.flatMap { Int($0.value) } ?? 0
-        let bodyLength = forHead || status == 100 || status == 204 || status == 304 ? 0 : length
-        while buffer.count < bodyLength { try fill() }
-        let body = Array(buffer[..<bodyLength])
-        buffer.removeFirst(bodyLength)
-        return Response(status: status, headers: headers, body: body)
+        return Response(status: status, headers: headers, body: [])
+    }
+
+    /// The next chunk of a chunked body; nil after the last (zero-size) chunk and its trailer.
+    public func readChunk() throws -> [UInt8]? {
+        let sizeLine = try readLine()
+        guard let size = Int(sizeLine.split(separator: ";").first ?? "", radix: 16) else {
+            throw Failure(description: "bad chunk size line \(sizeLine)")
+        }
+        if size == 0 {
+            while try !readLine().isEmpty {}
+            return nil
+        }
+        while buffer.count < size + 2 { try fill() }
+        let chunk = Array(buffer[..<size])
+        guard buffer[size] == 13, buffer[size + 1] == 10 else { throw Failure(description: "chunk without CRLF") }
+        buffer.removeFirst(size + 2)
+        return chunk
+    }
+
+    /// Everything until the server closes the connection (an HTTP/1.0 stream's body).
+    public func readUntilClose() throws -> [UInt8] {
+        guard waitForClose() else { throw Failure(description: "the connection did not close") }
+        defer { buffer = [] }
+        return buffer
+    }
+
+    private func readLine() throws -> String {
+        while true {
+            if let end = buffer.firstRange(of: [13, 10]) {
+                let line = String(decoding: buffer[..<end.lowerBound], as: UTF8.self)
+                buffer.removeFirst(end.upperBound)
+                return line
+            }
+            try fill()
+        }
     }
 
     /// Sends a request and reads its response.
