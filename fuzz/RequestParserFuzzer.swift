@@ -33,6 +33,8 @@ public func fuzzRequestParser(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int3
                 _ = head.path
                 if let query = head.query { _ = QueryParameters(parsing: query) }
                 for segment in head.path.split(separator: "/") { _ = PercentDecoding.decode(segment, plusAsSpace: false) }
+            case .body(let piece):
+                precondition(!piece.isEmpty, "the parser handed out an empty body piece")
             case .end:
                 break
             }

@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include "CLinux.h"
@@ -12,6 +13,10 @@ int clinux_accept_nonblocking(int fd, struct sockaddr *address, unsigned int *le
 
 int clinux_pipe_nonblocking(int fds[2]) {
     return pipe2(fds, O_NONBLOCK | O_CLOEXEC);
+}
+
+int clinux_eventfd_nonblocking(void) {
+    return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 }
 
 int clinux_pipe_cloexec(int fds[2]) {

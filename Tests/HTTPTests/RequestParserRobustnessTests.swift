@@ -1,18 +1,6 @@
 import Testing
 @testable import HTTP
 
-/// A small deterministic generator, so a failure can be replayed from its seed.
-private struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 @Suite struct RequestParserRobustnessTests {
     private static let seeds: [String] = [
         "GET /api/posts/1?limit=5 HTTP/1.1\r\nHost: x\r\nX-Request-Id: abc\r\n\r\n",
@@ -22,7 +10,7 @@ private struct SplitMix64: RandomNumberGenerator {
     ]
 
     /// Feeds bytes in random pieces; the parser may throw, but must never trap or loop.
-    private func exercise(_ bytes: [UInt8], using generator: inout SplitMix64) {
+    private func exercise(_ bytes: [UInt8], using generator: inout SplitMix64, seed: UInt64) {
         var parser = RequestParser()
         var offset = 0
         var events = 0
@@ -35,7 +23,7 @@ private struct SplitMix64: RandomNumberGenerator {
                     let event = try parser.next()
                     if event == .needMore { break }
                     events += 1
-                    #expect(events <= bytes.count + 1, "more events than bytes: the parser is looping")
+                    #expect(events <= bytes.count + 1, "more events than bytes: the parser is looping (seed \(seed), input \(bytes))")
                 }
             } catch {
                 return
@@ -45,7 +33,8 @@ private struct SplitMix64: RandomNumberGenerator {
 
     @Test(arguments: 0..<8)
     func mutatedRequests_neverTrap(_ seed: Int) {
-        var generator = SplitMix64(state: UInt64(seed) &* 7919)
+        let seed = UInt64(seed) &* 7919
+        var generator = SplitMix64(state: seed)
         for _ in 0..<400 {
             var bytes = Array(Self.seeds.randomElement(using: &generator)!.utf8)
             for _ in 0..<Int.random(in: 1...6, using: &generator) {
@@ -58,7 +47,7 @@ private struct SplitMix64: RandomNumberGenerator {
                 }
                 if bytes.isEmpty { bytes = [0] }
             }
-            exercise(bytes, using: &generator)
+            exercise(bytes, using: &generator, seed: seed)
         }
     }
 
@@ -91,10 +80,11 @@ private struct SplitMix64: RandomNumberGenerator {
     }
 
     @Test func randomBytes_neverTrap() {
-        var generator = SplitMix64(state: 42)
+        let seed: UInt64 = 42
+        var generator = SplitMix64(state: seed)
         for _ in 0..<2000 {
             let bytes = (0..<Int.random(in: 1...300, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
-            exercise(bytes, using: &generator)
+            exercise(bytes, using: &generator, seed: seed)
         }
     }
 }

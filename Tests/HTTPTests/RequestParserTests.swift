@@ -1,11 +1,19 @@
 import Testing
 @testable import HTTP
 
+/// What the parser said about one input: each `.body` piece is folded into the request's
+/// whole body, so that tests can compare bodies whatever the split.
+private enum Parsed: Equatable {
+    case head(RequestHead)
+    case request(body: [UInt8])
+}
+
 /// Feeds `input` in the given piece sizes (cycled) and collects every event but `.needMore`.
 private func events(_ input: String, pieces: [Int] = [Int.max], bodyLimit: Int? = nil,
-                    limits: RequestParser.Limits = RequestParser.Limits()) throws(HTTPParseError) -> [RequestParser.Event] {
+                    limits: RequestParser.Limits = RequestParser.Limits()) throws(HTTPParseError) -> [Parsed] {
     var parser = RequestParser(limits: limits)
-    var result: [RequestParser.Event] = []
+    var result: [Parsed] = []
+    var body: [UInt8] = []
     let bytes = Array(input.utf8)
     var offset = 0
     var piece = 0
@@ -14,11 +22,20 @@ private func events(_ input: String, pieces: [Int] = [Int.max], bodyLimit: Int? 
         parser.feed(bytes[offset..<offset + size])
         offset += size
         piece += 1
-        while true {
-            let event = try parser.next()
-            if event == .needMore { break }
-            if case .head = event, let bodyLimit { parser.bodyLimit = bodyLimit }
-            result.append(event)
+        parsing: while true {
+            switch try parser.next() {
+            case .needMore:
+                break parsing
+            case .head(let head):
+                if let bodyLimit { parser.bodyLimit = bodyLimit }
+                result.append(.head(head))
+            case .body(let piece):
+                #expect(!piece.isEmpty, "an empty body piece")
+                body += piece
+            case .end:
+                result.append(.request(body: body))
+                body = []
+            }
         }
     } while offset < bytes.count
     return result
@@ -34,17 +51,18 @@ private func parseError(_ input: String, bodyLimit: Int? = nil,
     }
 }
 
-private func heads(_ events: [RequestParser.Event]) -> [RequestHead] {
+private func heads(_ events: [Parsed]) -> [RequestHead] {
     events.compactMap { if case .head(let head) = $0 { head } else { nil } }
 }
 
-private func bodies(_ events: [RequestParser.Event]) -> [String] {
-    events.compactMap { if case .end(let body) = $0 { String(decoding: body, as: UTF8.self) } else { nil } }
+private func bodies(_ events: [Parsed]) -> [String] {
+    events.compactMap { if case .request(let body) = $0 { String(decoding: body, as: UTF8.self) } else { nil } }
 }
 
-/// Every way of splitting the input that the tests try: whole, byte by byte, and random.
-private func splits(of input: String) -> [[Int]] {
-    var generator = SystemRandomNumberGenerator()
+/// The splits every test tries: whole, byte by byte, and random ones from a fixed seed, so a
+/// failure replays. A failing expectation names its split (the `pieces` argument).
+private func splits(of input: String, seed: UInt64 = 0x5EED) -> [[Int]] {
+    var generator = SplitMix64(state: seed)
     let random = (0..<20).map { _ in (0..<8).map { _ in Int.random(in: 1...7, using: &generator) } }
     return [[Int.max], [1], [2], [3]] + random
 }
@@ -72,14 +90,14 @@ private let chunkedPost = "POST /upload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding
     @Test func contentLengthBody_isCollectedInAnySplit() throws {
         let input = "POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 11\r\n\r\nhello world"
         for pieces in splits(of: input) {
-            #expect(bodies(try events(input, pieces: pieces)) == ["hello world"])
+            #expect(bodies(try events(input, pieces: pieces)) == ["hello world"], "split \(pieces)")
         }
     }
 
     @Test func chunkedBody_withExtensionsAndTrailers_isDecoded() throws {
         for pieces in splits(of: chunkedPost) {
             let result = try events(chunkedPost, pieces: pieces)
-            #expect(bodies(result) == ["hello, world"])
+            #expect(bodies(result) == ["hello, world"], "split \(pieces)")
             #expect(heads(result).first?.framing == .chunked)
             #expect(heads(result).first?.headers["X-Trailer"] == nil)
         }
@@ -90,8 +108,8 @@ private let chunkedPost = "POST /upload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding
             + chunkedPost + "GET /c HTTP/1.1\r\nHost: x\r\n\r\n"
         for pieces in splits(of: input) {
             let result = try events(input, pieces: pieces)
-            #expect(heads(result).map(\.path) == ["/a", "/b", "/upload", "/c"])
-            #expect(bodies(result) == ["", "abc", "hello, world", ""])
+            #expect(heads(result).map(\.path) == ["/a", "/b", "/upload", "/c"], "split \(pieces)")
+            #expect(bodies(result) == ["", "abc", "hello, world", ""], "split \(pieces)")
         }
     }
 
@@ -213,10 +231,52 @@ private let chunkedPost = "POST /upload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding
         parser.feed(Array("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nab".utf8))
         #expect(!parser.isIdle)
         guard case .head = try parser.next() else { Issue.record("expected head"); return }
+        #expect(try parser.next() == .body(Array("ab".utf8)[...]))
         #expect(try parser.next() == .needMore)
         #expect(parser.isReadingBody)
         parser.feed(Array("cd".utf8))
-        #expect(try parser.next() == .end(body: Array("abcd".utf8)))
+        #expect(try parser.next() == .body(Array("cd".utf8)[...]))
+        #expect(parser.bodyBytesReceived == 4)
+        #expect(try parser.next() == .end)
         #expect(parser.isIdle)
+    }
+
+    /// The body is handed out as it arrives, never assembled: what the parser holds stays
+    /// at what one read delivered, however large the body.
+    @Test func largeBody_isHandedOutInPiecesWithoutBeingHeld() throws {
+        var parser = RequestParser()
+        parser.bodyLimit = 16 * 1024 * 1024
+        parser.feed(Array("POST /u HTTP/1.1\r\nHost: x\r\nContent-Length: \(10 * 1024 * 1024)\r\n\r\n".utf8))
+        guard case .head = try parser.next() else { Issue.record("expected head"); return }
+        parser.bodyLimit = 16 * 1024 * 1024
+        let read = [UInt8](repeating: 7, count: 64 * 1024)
+        var received = 0
+        var ended = false
+        for _ in 0..<160 {
+            parser.feed(read)
+            #expect(parser.bufferedByteCount <= read.count)
+            pieces: while true {
+                switch try parser.next() {
+                case .body(let piece): received += piece.count
+                case .end: ended = true
+                default: break pieces
+                }
+            }
+        }
+        #expect(received == 10 * 1024 * 1024)
+        #expect(ended)
+        parser.releaseMemoryIfDrained()
+        #expect(parser.bufferedByteCount == 0)
+    }
+
+    /// A body limit set after the head is checked against Content-Length before any byte of
+    /// the body, and against chunk sizes before the chunk's data.
+    @Test func bodyLimit_isCheckedBeforeTheBytesThatWouldExceedIt() throws {
+        var parser = RequestParser()
+        parser.feed(Array("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n".utf8))
+        guard case .head = try parser.next() else { Issue.record("expected head"); return }
+        parser.bodyLimit = 10
+        #expect(try parser.next() == .body(Array("hello".utf8)[...]))
+        #expect(throws: HTTPParseError.payloadTooLarge) { try parser.next() }
     }
 }

@@ -79,7 +79,7 @@ import Testing
     @Test func errorEnvelope_isAPIShaped() {
         let response = HTTPError(.conflict, message: "taken \"x\"").makeResponse()
         #expect(response.status.code == 409)
-        #expect(String(decoding: response.body, as: UTF8.self)
+        #expect(String(decoding: response.body.inlineBytes ?? [], as: UTF8.self)
             == #"{"status":"error","error":"conflict","message":"taken \"x\""}"#)
     }
 }

@@ -1,6 +1,6 @@
 #ifndef CLINUX_H
 #define CLINUX_H
-// epoll, accept4, pipe2 and posix_spawn's closefrom are Linux- or GNU-specific and outside
+// epoll, eventfd, accept4, pipe2 and posix_spawn's closefrom are Linux- or GNU-specific and outside
 // Glibc's Swift module map. The GNU-only calls are wrapped in CLinux.c so this header stays
 // free of _GNU_SOURCE, whose different struct definitions would clash with the system
 // modules Swift already has.
@@ -14,6 +14,9 @@ int clinux_accept_nonblocking(int fd, struct sockaddr *address, unsigned int *le
 
 /// pipe2 with O_NONBLOCK | O_CLOEXEC.
 int clinux_pipe_nonblocking(int fds[2]);
+
+/// eventfd with EFD_NONBLOCK | EFD_CLOEXEC: the event loop's wake-up counter.
+int clinux_eventfd_nonblocking(void);
 
 /// pipe2 with O_CLOEXEC only: blocking ends that no child process inherits.
 int clinux_pipe_cloexec(int fds[2]);

@@ -1,7 +1,7 @@
 /// A complete request as a handler sees it.
 public struct Request: Sendable {
     public let head: RequestHead
-    public let body: [UInt8]
+    public let content: RequestBody
     /// The decoded query parameters.
     public let query: QueryParameters
 
@@ -10,10 +10,22 @@ public struct Request: Sendable {
     /// The path as sent (still percent-encoded), without the query.
     public var path: Substring { head.path }
 
+    /// The collected body (JSON, urlencoded forms); empty for other bodies.
+    public var body: [UInt8] {
+        if case .bytes(let bytes) = content { return bytes }
+        return []
+    }
+
+    /// The multipart form, when the body was one.
+    public var form: MultipartForm? {
+        if case .form(let form) = content { return form }
+        return nil
+    }
+
     /// Fails with 400 when the query is not well-formed.
-    public init(head: RequestHead, body: [UInt8]) throws(HTTPError) {
+    public init(head: RequestHead, content: RequestBody = .empty) throws(HTTPError) {
         self.head = head
-        self.body = body
+        self.content = content
         if let query = head.query {
             guard let parsed = QueryParameters(parsing: query) else {
                 throw HTTPError(.badRequest, message: "malformed query string")
@@ -22,5 +34,9 @@ public struct Request: Sendable {
         } else {
             self.query = QueryParameters()
         }
+    }
+
+    public init(head: RequestHead, body: [UInt8]) throws(HTTPError) {
+        try self.init(head: head, content: .bytes(body))
     }
 }

@@ -1,9 +1,12 @@
 /// HTTP/1.1 request framing (RFC 9112) as a pure state machine over bytes.
 ///
 /// Feed it whatever the socket delivered, in any split, then call `next()` until it says
-/// `.needMore`. A request yields `.head` (so the caller can pick the body limit, answer
-/// `100-continue` or refuse early), then `.end` with the whole body. Bytes past the end
-/// stay buffered for the next pipelined request. It does no I/O and never blocks.
+/// `.needMore`. A request yields `.head` (so the caller can pick the body's consumer and
+/// limit, answer `100-continue` or refuse early), then its body as `.body` pieces as they
+/// arrive, then `.end`. The body is never assembled here: a piece is a view of bytes
+/// already received, so the parser holds no more than what one read delivered plus an
+/// unfinished head. Bytes past the end stay buffered for the next pipelined request. It
+/// does no I/O and never blocks.
 public struct RequestParser: Sendable {
     public struct Limits: Sendable, Equatable {
         public var maxHeadBytes = 16 * 1024
@@ -18,7 +21,9 @@ public struct RequestParser: Sendable {
     public enum Event: Sendable, Equatable {
         case needMore
         case head(RequestHead)
-        case end(body: [UInt8])
+        /// The next piece of the body (never empty); valid until the next `feed`.
+        case body(ArraySlice<UInt8>)
+        case end
     }
 
     private enum State: Sendable {
@@ -35,13 +40,14 @@ public struct RequestParser: Sendable {
     /// The largest body accepted for the request whose head was just returned; the caller
     /// may lower or raise it before the next call to `next()`.
     public var bodyLimit: Int
+    /// Body bytes of the current request handed out so far.
+    public private(set) var bodyBytesReceived = 0
 
     private var state = State.head
     var buffer: [UInt8] = []
     var start = 0
     /// Where the search for the end of the head resumes, so a slow drip is not rescanned.
     var headScanFrom = 0
-    private var body: [UInt8] = []
     private var framingChecked = false
 
     public init(limits: Limits = Limits()) {
@@ -57,6 +63,17 @@ public struct RequestParser: Sendable {
         }
         buffer.append(contentsOf: bytes)
     }
+
+    /// Gives back a large buffer once everything in it is consumed: an idle keep-alive
+    /// connection should not keep the memory of the last upload it carried.
+    public mutating func releaseMemoryIfDrained() {
+        guard start == buffer.count, buffer.capacity > Self.retainedCapacity else { return }
+        buffer = []
+        start = 0
+        headScanFrom = 0
+    }
+
+    private static let retainedCapacity = 4096
 
     /// Bytes received but not yet consumed by a complete request.
     public var bufferedByteCount: Int { buffer.count - start }
@@ -92,7 +109,7 @@ public struct RequestParser: Sendable {
             case .head:
                 guard let head = try parseHead() else { return .needMore }
                 framingChecked = false
-                body = []
+                bodyBytesReceived = 0
                 bodyLimit = limits.defaultBodyLimit
                 switch head.framing {
                 case .none: state = .fixedBody(remaining: 0)
@@ -104,30 +121,28 @@ public struct RequestParser: Sendable {
                 if !framingChecked {
                     framingChecked = true
                     if remaining > bodyLimit { throw .payloadTooLarge }
-                    body.reserveCapacity(remaining)
                 }
-                let left = takeBody(upTo: remaining)
-                if left > 0 {
-                    state = .fixedBody(remaining: left)
-                    return .needMore
-                }
-                return finishRequest()
+                if remaining == 0 { return finishRequest() }
+                guard let piece = takeBody(upTo: remaining) else { return .needMore }
+                state = .fixedBody(remaining: remaining - piece.count)
+                return .body(piece)
             case .chunkSize:
                 guard let line = try takeLine(maxLength: 1024) else { return .needMore }
                 let size = try Self.parseChunkSize(line)
                 if size == 0 {
                     state = .trailers(bytesSeen: 0)
                 } else {
-                    if size > bodyLimit - body.count { throw .payloadTooLarge }
+                    if size > bodyLimit - bodyBytesReceived { throw .payloadTooLarge }
                     state = .chunkData(remaining: size)
                 }
             case .chunkData(let remaining):
-                let left = takeBody(upTo: remaining)
-                if left > 0 {
-                    state = .chunkData(remaining: left)
-                    return .needMore
+                if remaining == 0 {
+                    state = .chunkDataEnd
+                    continue
                 }
-                state = .chunkDataEnd
+                guard let piece = takeBody(upTo: remaining) else { return .needMore }
+                state = .chunkData(remaining: remaining - piece.count)
+                return .body(piece)
             case .chunkDataEnd:
                 guard buffer.count - start >= 2 else { return .needMore }
                 guard buffer[start] == UInt8(ascii: "\r"), buffer[start + 1] == UInt8(ascii: "\n") else {
@@ -152,20 +167,21 @@ public struct RequestParser: Sendable {
         }
     }
 
-    /// Moves up to `remaining` buffered bytes into the body; returns how many are still due.
-    private mutating func takeBody(upTo remaining: Int) -> Int {
+    /// Up to `remaining` buffered body bytes, or nil when none has arrived yet.
+    private mutating func takeBody(upTo remaining: Int) -> ArraySlice<UInt8>? {
         let available = min(remaining, buffer.count - start)
-        body.append(contentsOf: buffer[start..<start + available])
-        start += available
-        return remaining - available
+        guard available > 0 else { return nil }
+        defer {
+            start += available
+            bodyBytesReceived += available
+        }
+        return buffer[start..<start + available]
     }
 
     private mutating func finishRequest() -> Event {
         state = .head
         headScanFrom = start
-        let completed = body
-        body = []
-        return .end(body: completed)
+        return .end
     }
 
     /// The next CRLF-terminated line, without its terminator, or nil until it is complete.

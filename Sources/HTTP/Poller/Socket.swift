@@ -82,7 +82,8 @@ enum Socket {
             let fd = withUnsafeMutablePointer(to: &storage) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { clinux_accept_nonblocking(listener, $0, &length) }
             }
-            if fd >= 0 {                var on: Int32 = 1
+            if fd >= 0 {
+                var on: Int32 = 1
                 // Responses are written whole; Nagle would only delay them.
                 _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
                 return .accepted(fd: fd, remoteAddress: address(of: &storage))
@@ -145,6 +146,31 @@ enum Socket {
             default: return .closed
             }
         }
+    }
+
+    /// Sends up to `count` bytes of a file from `offset` (advanced by what went out) with
+    /// sendfile(2): the kernel copies from the page cache to the socket.
+    static func sendFile(_ fd: Int32, from file: Int32, offset: inout Int, count: Int) -> IOResult {
+        while true {
+            var position = off_t(offset)
+            let sent = sendfile(fd, file, &position, count)
+            if sent > 0 {
+                offset = Int(position)
+                return .transferred(sent)
+            }
+            // 0 with bytes still due: the file is shorter than it said; the response cannot
+            // be completed, so the connection must end.
+            if sent == 0 { return .closed }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return .wouldBlock
+            default: return .closed
+            }
+        }
+    }
+
+    static func close(_ fd: Int32) {
+        _ = Glibc.close(fd)
     }
 
     /// Raises the soft limit on open files to the hard limit: every connection is a file.

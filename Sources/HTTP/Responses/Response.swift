@@ -2,9 +2,13 @@
 public struct Response: Sendable {
     public var status: HTTPStatus
     public var headers: HTTPHeaders
-    public var body: [UInt8]
+    public var body: ResponseBody
 
     public init(status: HTTPStatus = .ok, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
+        self.init(status: status, headers: headers, body: .bytes(body))
+    }
+
+    public init(status: HTTPStatus = .ok, headers: HTTPHeaders = HTTPHeaders(), body: ResponseBody) {
         self.status = status
         self.headers = headers
         self.body = body
@@ -16,12 +20,12 @@ public struct Response: Sendable {
         Response(status: status, headers: HTTPHeaders([("Content-Type", jsonContentType)]), body: body)
     }
 
-    /// The bytes on the wire. `Content-Length` always states the full body's length, also
-    /// for HEAD, whose body is left out (RFC 9110 §9.3.2).
-    func serialize(requestID: String, date: String, keepAlive: Bool, version: RequestHead.Version,
-                   omitBody: Bool) -> [UInt8] {
+    /// The status line and header fields, ending with the empty line. `Content-Length`
+    /// always states the full body's length, also for HEAD, whose body is left out (RFC 9110
+    /// §9.3.2). A stream has no length: it is chunked, or (HTTP/1.0) ends with the connection.
+    func serializeHead(requestID: String, date: String, keepAlive: Bool, version: RequestHead.Version) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(160 + body.count)
+        out.reserveCapacity(160 + (body.inlineBytes?.count ?? 0))
         out.append(contentsOf: "HTTP/1.1 \(status.code) \(status.reason)\r\n".utf8)
         for field in headers {
             out.append(contentsOf: field.name.utf8)
@@ -30,7 +34,11 @@ public struct Response: Sendable {
             out.append(contentsOf: "\r\n".utf8)
         }
         if !status.forbidsBody {
-            out.append(contentsOf: "Content-Length: \(body.count)\r\n".utf8)
+            if let length = body.length {
+                out.append(contentsOf: "Content-Length: \(length)\r\n".utf8)
+            } else if version == .http1_1 {
+                out.append(contentsOf: "Transfer-Encoding: chunked\r\n".utf8)
+            }
         }
         out.append(contentsOf: "Date: \(date)\r\nX-Request-Id: \(requestID)\r\n".utf8)
         if !keepAlive {
@@ -39,7 +47,12 @@ public struct Response: Sendable {
             out.append(contentsOf: "Connection: keep-alive\r\n".utf8)
         }
         out.append(contentsOf: "\r\n".utf8)
-        if !omitBody && !status.forbidsBody { out.append(contentsOf: body) }
         return out
+    }
+
+    /// Whether a stream response can keep its connection: only when chunked framing tells
+    /// the client where it ends.
+    func canKeepAlive(version: RequestHead.Version) -> Bool {
+        body.length != nil || status.forbidsBody || version == .http1_1
     }
 }

@@ -11,7 +11,7 @@ public struct Router: Sendable {
         public let method: HTTPMethod
         /// The pattern as registered, e.g. `/api/posts/:id` (the route label of metrics).
         public let pattern: String
-        public let bodyLimit: Int
+        public let body: BodyPolicy
         /// Answered on the event loop, without a hand-off to a worker: only for handlers
         /// that never block (constant answers such as /api/ping).
         public let runsOnEventLoop: Bool
@@ -39,9 +39,9 @@ public struct Router: Sendable {
 
     public init() {}
 
-    public mutating func add(_ method: HTTPMethod, _ pattern: String, bodyLimit: Int = defaultBodyLimit,
+    public mutating func add(_ method: HTTPMethod, _ pattern: String, body: BodyPolicy,
                              runsOnEventLoop: Bool = false, _ handler: @escaping Handler) {
-        let route = Route(method: method, pattern: pattern, bodyLimit: bodyLimit, runsOnEventLoop: runsOnEventLoop,
+        let route = Route(method: method, pattern: pattern, body: body, runsOnEventLoop: runsOnEventLoop,
                           handler: handler)
         if let index = resources.firstIndex(where: { $0.pattern == pattern }) {
             precondition(resources[index].routes[method] == nil, "\(method) \(pattern) is registered twice")
@@ -57,18 +57,26 @@ public struct Router: Sendable {
         resources.append(resource)
     }
 
+    // GET and DELETE take no body; the others collect up to 1 MiB unless told otherwise.
     public mutating func get(_ pattern: String, runsOnEventLoop: Bool = false, _ handler: @escaping Handler) {
-        add(.GET, pattern, runsOnEventLoop: runsOnEventLoop, handler)
+        add(.GET, pattern, body: .none, runsOnEventLoop: runsOnEventLoop, handler)
     }
-    public mutating func delete(_ pattern: String, _ handler: @escaping Handler) { add(.DELETE, pattern, handler) }
+    public mutating func delete(_ pattern: String, body: BodyPolicy = .none, _ handler: @escaping Handler) {
+        add(.DELETE, pattern, body: body, handler)
+    }
     public mutating func post(_ pattern: String, bodyLimit: Int = defaultBodyLimit, _ handler: @escaping Handler) {
-        add(.POST, pattern, bodyLimit: bodyLimit, handler)
+        add(.POST, pattern, body: .collect(limit: bodyLimit), handler)
     }
-    public mutating func put(_ pattern: String, bodyLimit: Int = defaultBodyLimit, _ handler: @escaping Handler) {
-        add(.PUT, pattern, bodyLimit: bodyLimit, handler)
+    public mutating func post(_ pattern: String, body: BodyPolicy, _ handler: @escaping Handler) {
+        add(.POST, pattern, body: body, handler)
     }
-    public mutating func patch(_ pattern: String, bodyLimit: Int = defaultBodyLimit, _ handler: @escaping Handler) {
-        add(.PATCH, pattern, bodyLimit: bodyLimit, handler)
+    public mutating func put(_ pattern: String, body: BodyPolicy = .collect(limit: defaultBodyLimit),
+                             _ handler: @escaping Handler) {
+        add(.PUT, pattern, body: body, handler)
+    }
+    public mutating func patch(_ pattern: String, body: BodyPolicy = .collect(limit: defaultBodyLimit),
+                               _ handler: @escaping Handler) {
+        add(.PATCH, pattern, body: body, handler)
     }
 
     /// The route for a request. HEAD is served by the GET route of the same path.

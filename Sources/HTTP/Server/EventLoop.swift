@@ -1,44 +1,48 @@
-import CLinux
 import Dispatch
 import Foundation
-#if canImport(Glibc)
-import Glibc
 import Locking
-#endif
 
-/// One thread waiting in `epoll_wait` over its share of the connections.
+/// One thread waiting on its poller over its share of the connections.
 ///
-/// The concurrency story of the server, in one place: every socket is registered with
-/// EPOLLONESHOT, so at any moment exactly one thread owns a connection. The loop owns it
-/// while it waits for input or for room to write; when a request is complete the loop
-/// hands it to a worker (handlers block on the database), and the worker writes the
-/// answer itself, parses any pipelined request, and gives the connection back by
-/// re-arming it. Nothing about a connection is locked because nothing is shared: only
-/// ownership moves, and the `ownedByWorker` flag tells the loop's timeout sweep which
-/// connections are not its to touch. Each loop also accepts (EPOLLEXCLUSIVE), so the
-/// kernel spreads new connections over the loops.
+/// The concurrency story of the server, in one place: every socket is watched one-shot, so
+/// at any moment exactly one thread owns a connection. The loop owns it while it waits for
+/// input, for room to write, or for body memory, and while a response stream is open; when
+/// a request is complete the loop hands it to a worker (handlers block on the database),
+/// and the worker writes the answer itself, parses any pipelined request, and gives the
+/// connection back by re-arming it. Nothing about a connection is locked because nothing is
+/// shared: only ownership moves, and the `ownedByWorker` flag tells the loop which
+/// connections are not its to touch. Other threads reach a connection only through the
+/// loop: a stream's producer or the body budget *schedules* it, and the loop acts on it when
+/// it owns it. Each loop also accepts, and the poller spreads new connections over the loops.
 final class EventLoop: @unchecked Sendable {
-    enum Command {
+    enum Command: Sendable {
         case stopAccepting
+        /// Accepts what waits in the listen backlog: those clients have connected and may
+        /// have sent a request before the stop; they are served like the rest, not reset.
+        case acceptBacklog
+        /// The stop has begun: close what is idle, end streams, let requests in flight finish.
         case closeIdleConnections
         case closeAllConnections
         case exit
     }
 
-    private static let wakeID = UInt64.max
-    private static let listenerID = UInt64.max - 1
+    private struct Inbox: Sendable {
+        var commands: [(Command, DispatchSemaphore)] = []
+        /// Connections someone asked the loop to look at (stream output, body memory).
+        var scheduled: [UInt64] = []
+    }
+
+    private static let listenerToken = UInt64.max - 1
 
     let core: ServerCore
+    let poller: any Poller
     private let index: Int
-    private let epoll: Int32
-    private let wakePipe: (read: Int32, write: Int32)
     private let listener: Int32
-    private let sweepInterval: Duration
     /// One read buffer for the loop's own reads; workers never read.
     let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
 
     private let connections = ParkingLock<[UInt64: HTTPConnection]>([:])
-    private let commands = ParkingLock<[(Command, DispatchSemaphore)]>([])
+    private let inbox = ParkingLock(Inbox())
     // Loop thread only:
     private var nextID: UInt64 = 0
     private var accepting = true
@@ -46,28 +50,15 @@ final class EventLoop: @unchecked Sendable {
     private var running = true
     private let finished = DispatchSemaphore(value: 0)
 
-    init(index: Int, listener: Int32, core: ServerCore, sweepInterval: Duration) throws {
+    init(index: Int, listener: Int32, core: ServerCore, poller: any Poller) throws {
         self.index = index
         self.listener = listener
         self.core = core
-        self.sweepInterval = sweepInterval
-        epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
-        guard epoll >= 0 else { throw SocketError("epoll_create1") }
-        var fds: [Int32] = [0, 0]
-        guard clinux_pipe_nonblocking(&fds) == 0 else { throw SocketError("pipe2") }
-        wakePipe = (fds[0], fds[1])
-        try register(wakePipe.read, id: Self.wakeID, events: EPOLLIN.rawValue)
-        try register(listener, id: Self.listenerID, events: EPOLLIN.rawValue | EPOLLEXCLUSIVE.rawValue)
+        self.poller = poller
+        try poller.addListener(listener, token: Self.listenerToken)
     }
 
-    /// The descriptors close only when no connection can use them any more: closing the
-    /// epoll descriptor while a late worker still re-arms could hit a reused number.
-    deinit {
-        Glibc.close(epoll)
-        Glibc.close(wakePipe.read)
-        Glibc.close(wakePipe.write)
-        readBuffer.deallocate()
-    }
+    deinit { readBuffer.deallocate() }
 
     func start() {
         let thread = Thread { [self] in
@@ -81,30 +72,37 @@ final class EventLoop: @unchecked Sendable {
     /// Runs a command on the loop thread and waits until it has run.
     func perform(_ command: Command) {
         let done = DispatchSemaphore(value: 0)
-        commands.withLock { $0.append((command, done)) }
-        var byte: UInt8 = 1
-        _ = write(wakePipe.write, &byte, 1)
+        inbox.withLock { $0.commands.append((command, done)) }
+        poller.wake()
         done.wait()
         if case .exit = command { finished.wait() }
+    }
+
+    /// Asks the loop to look at a connection soon, from any thread. A connection that is
+    /// gone or owned by a worker by then is skipped: whoever hands it back schedules again.
+    func schedule(_ id: UInt64) {
+        let wasEmpty = inbox.withLock { box -> Bool in
+            box.scheduled.append(id)
+            return box.scheduled.count == 1 && box.commands.isEmpty
+        }
+        if wasEmpty { poller.wake() }
     }
 
     // MARK: The loop
 
     private func run() {
-        var events = [epoll_event](repeating: epoll_event(), count: 256)
-        let sweepMilliseconds = Int32(max(1, sweepInterval.components.seconds * 1000
-            + sweepInterval.components.attoseconds / 1_000_000_000_000_000))
+        let sweepInterval = core.configuration.sweepInterval
+        let sweepMilliseconds = Int32(max(1, sweepInterval.nanoseconds / 1_000_000))
         var nextSweep = DispatchTime.now().uptimeNanoseconds
         while running {
-            let count = epoll_wait(epoll, &events, Int32(events.count), sweepMilliseconds)
-            for event in events.prefix(max(0, Int(count))) {
-                switch event.data.u64 {
-                case Self.wakeID: runCommands()
-                case Self.listenerID: acceptPending()
-                case let id:
-                    connections.withLock { $0[id] }?.handle(events: event.events)
+            let woken = poller.poll(timeoutMilliseconds: sweepMilliseconds) { event in
+                if event.token == Self.listenerToken {
+                    acceptPending()
+                } else {
+                    connections.withLock { $0[event.token] }?.handle(event)
                 }
             }
+            if woken { runInbox() }
             let now = DispatchTime.now().uptimeNanoseconds
             if now >= nextSweep {
                 sweep(now: now)
@@ -117,16 +115,27 @@ final class EventLoop: @unchecked Sendable {
         // A listener event can share a batch with the stop command that came before it:
         // by then the server may have closed the listening descriptor.
         guard accepting else { return }
-        for _ in 0..<64 {
+        acceptConnections(upTo: 64)
+    }
+
+    private func acceptConnections(upTo limit: Int) {
+        for _ in 0..<limit {
             switch Socket.accept(listener) {
             case .accepted(let fd, let remoteAddress):
+                // Past the cap a connection is accepted (so it leaves the backlog and the
+                // listener stops being readable) and closed: the client learns at once.
+                guard core.connectionCount < core.configuration.maxConnections else {
+                    core.connectionRefused()
+                    Socket.close(fd)
+                    continue
+                }
                 nextID += 1
                 let id = UInt64(index) << 48 | nextID
                 let connection = HTTPConnection(id: id, fd: fd, remoteAddress: remoteAddress, loop: self)
                 connections.withLock { $0[id] = connection }
                 core.connectionOpened()
                 do {
-                    try register(fd, id: id, events: EPOLLIN.rawValue | EPOLLONESHOT.rawValue)
+                    try poller.add(fd, token: id, interest: .readable)
                 } catch {
                     connection.close()
                 }
@@ -145,71 +154,67 @@ final class EventLoop: @unchecked Sendable {
         guard accepting else { return }
         accepting = false
         acceptPausedUntil = DispatchTime.now().uptimeNanoseconds + 100_000_000
-        epoll_ctl(epoll, EPOLL_CTL_DEL, listener, nil)
+        poller.removeListener(listener)
     }
 
     private func sweep(now: UInt64) {
         if !accepting && acceptPausedUntil != 0 && now >= acceptPausedUntil && !core.isStopping {
             acceptPausedUntil = 0
-            accepting = (try? register(listener, id: Self.listenerID,
-                                       events: EPOLLIN.rawValue | EPOLLEXCLUSIVE.rawValue)) != nil
+            accepting = (try? poller.addListener(listener, token: Self.listenerToken)) != nil
         }
-        for connection in connections.withLock({ Array($0.values) }) where !connection.isOwnedByWorker {
+        for connection in snapshot() where !connection.isOwnedByWorker {
             connection.checkDeadline(now: now)
         }
     }
 
-    private func runCommands() {
-        var byte = [UInt8](repeating: 0, count: 64)
-        while read(wakePipe.read, &byte, byte.count) > 0 {}
-        let pending = commands.withLock { list in
-            defer { list = [] }
-            return list
+    private func snapshot() -> [HTTPConnection] {
+        connections.withLock { Array($0.values) }
+    }
+
+    private func runInbox() {
+        let box = inbox.withLock { box -> Inbox in
+            defer { box = Inbox() }
+            return box
         }
-        for (command, done) in pending {
-            switch command {
-            case .stopAccepting:
-                if accepting { epoll_ctl(epoll, EPOLL_CTL_DEL, listener, nil) }
-                accepting = false
-                acceptPausedUntil = 0
-            case .closeIdleConnections:
-                for connection in connections.withLock({ Array($0.values) }) where !connection.isOwnedByWorker {
-                    connection.beginShutdown()
-                }
-            case .closeAllConnections:
-                for connection in connections.withLock({ Array($0.values) }) {
-                    if connection.isOwnedByWorker {
-                        connection.cutOff()
-                    } else {
-                        connection.close()
-                    }
-                }
-            case .exit:
-                running = false
-            }
+        for id in box.scheduled {
+            guard let connection = connections.withLock({ $0[id] }), !connection.isOwnedByWorker else { continue }
+            connection.handleScheduled()
+        }
+        for (command, done) in box.commands {
+            run(command)
             done.signal()
+        }
+    }
+
+    private func run(_ command: Command) {
+        switch command {
+        case .stopAccepting:
+            if accepting { poller.removeListener(listener) }
+            accepting = false
+            acceptPausedUntil = 0
+        case .acceptBacklog:
+            acceptConnections(upTo: Int.max)
+        case .closeIdleConnections:
+            for connection in snapshot() where !connection.isOwnedByWorker {
+                connection.beginShutdown()
+            }
+        case .closeAllConnections:
+            for connection in snapshot() {
+                if connection.isOwnedByWorker {
+                    connection.cutOff()
+                } else {
+                    connection.close()
+                }
+            }
+        case .exit:
+            running = false
         }
     }
 
     // MARK: Used by connections (from whichever thread owns them)
 
-    func register(_ fd: Int32, id: UInt64, events: UInt32) throws {
-        var event = epoll_event()
-        event.events = events
-        event.data.u64 = id
-        guard epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event) == 0 else { throw SocketError("epoll_ctl(ADD)") }
-    }
-
-    /// Hands the connection back to the loop, interested in input or in room to write.
-    func rearm(_ fd: Int32, id: UInt64, forOutput: Bool) -> Bool {
-        var event = epoll_event()
-        event.events = (forOutput ? EPOLLOUT.rawValue : EPOLLIN.rawValue) | EPOLLONESHOT.rawValue
-        event.data.u64 = id
-        return epoll_ctl(epoll, EPOLL_CTL_MOD, fd, &event) == 0
-    }
-
     func forget(_ fd: Int32, id: UInt64) {
-        epoll_ctl(epoll, EPOLL_CTL_DEL, fd, nil)
+        poller.remove(fd)
         connections.withLock { $0[id] = nil }
     }
 }

@@ -1,4 +1,3 @@
-import CLinux
 import Dispatch
 import Synchronization
 #if canImport(Glibc)
@@ -7,102 +6,126 @@ import Glibc
 
 /// One client connection. Requests are handled one at a time (pipelined ones wait in the
 /// parser), so answers keep their order. Whoever owns the connection — its loop or, while
-/// a request is handled, a worker — runs the same steps; see `EventLoop` for how
-/// ownership moves.
+/// a request is handled, a worker — runs the same steps; see `EventLoop` for how ownership
+/// moves. The request side (parsing, bodies) and the response side (bytes, files, streams)
+/// live in the two extensions beside this file.
 final class HTTPConnection: @unchecked Sendable {
-    private enum Phase {
-        /// Between requests; `firstRequest` marks a new connection that has sent nothing yet.
-        case waiting(since: UInt64, firstRequest: Bool)
-        case readingHead(since: UInt64)
-        case readingBody(lastProgress: UInt64)
+    enum Phase {
+        /// Between requests, nothing of the next one received. `isNew`: the connection has
+        /// sent nothing yet, so the head deadline runs from `since` (when it opened).
+        case idle(since: UInt64, isNew: Bool)
+        case readingHead(deadline: UInt64)
+        /// The head is in; the body waits for memory from the body budget (nothing is read).
+        case awaitingMemory
+        case readingBody(since: UInt64)
         /// A worker has the request.
         case handling
         case writing(lastProgress: UInt64)
+        /// A response stream is open: its producer's writes arrive through the loop.
+        case streaming
         /// The last answer is out and our side is shut; unread input is drained so that
         /// closing does not reset the connection under an answer the client has yet to read.
         case lingering(since: UInt64)
     }
 
     /// What the owner does next.
-    private enum Step {
+    enum Step {
         case handle(ServerCore.Exchange)
         case awaitInput
         case awaitOutput
+        case awaitMemory
+        case stream
         case linger
         case close
     }
 
+    /// The request whose head has arrived and whose answer is not yet out.
+    struct CurrentRequest {
+        let head: RequestHead
+        let match: Router.Match
+        let receivedAt: UInt64
+        var consumer: (any BodyConsumer)?
+        /// What the consumer asked of the body budget, and what it holds of it.
+        var memoryWanted = 0
+        var memoryReserved = 0
+        /// The route takes no body, and the body is already here: it is passed over so the
+        /// connection can go on.
+        var skippingBody = false
+    }
+
     let id: UInt64
-    private let fd: Int32
+    let socket: ConnectionSocket
     /// Strong: a worker may finish with this connection after the server has stopped.
-    private let loop: EventLoop
-    private let core: ServerCore
+    let loop: EventLoop
+    let core: ServerCore
     let remoteAddress: String
     private let ownedByWorker = Atomic<Bool>(false)
 
     // Touched only by the current owner.
-    private var parser: RequestParser
-    private var phase: Phase
-    private var pending: (head: RequestHead, match: Router.Match, receivedAt: UInt64)?
-    private var inFlight = false
-    private var closeAfterWrite = false
-    private var inputClosed = false
-    private var closed = false
-    private var outbox: [UInt8] = []
-    private var outboxSent = 0
+    var parser: RequestParser
+    var phase: Phase
+    var current: CurrentRequest?
+    var requestInFlight = false
+    /// A final answer (not `100 Continue`) is queued: when it is out, the request is done.
+    var answerQueued = false
+    var closeAfterWrite = false
+    var inputClosed = false
+    var closed = false
+    var outbox: [UInt8] = []
+    var outboxSent = 0
+    var pendingFile: (body: FileBody, offset: Int)?
+    var stream: OpenStream?
 
     init(id: UInt64, fd: Int32, remoteAddress: String, loop: EventLoop) {
         self.id = id
-        self.fd = fd
+        self.socket = ConnectionSocket(fd: fd)
         self.remoteAddress = remoteAddress
         self.loop = loop
         self.core = loop.core
         self.parser = RequestParser(limits: loop.core.configuration.limits)
-        self.phase = .waiting(since: DispatchTime.now().uptimeNanoseconds, firstRequest: true)
+        self.phase = .idle(since: Self.now(), isNew: true)
     }
 
     var isOwnedByWorker: Bool { ownedByWorker.load(ordering: .acquiring) }
 
+    static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
     // MARK: On the loop
 
-    /// An epoll event for this connection (now disarmed, and the loop's).
-    func handle(events: UInt32) {
-        // The acquire pairs with the worker's release in `release(forOutput:)`: the kernel
+    /// A poller event for this connection (now disarmed, and the loop's).
+    func handle(_ event: PollEvent) {
+        // The acquire pairs with the worker's release in `release(_:onWorker:)`: the kernel
         // orders re-arm before event, but only this load makes the worker's writes ours.
         guard !ownedByWorker.load(ordering: .acquiring), !closed else { return }
-        if case .lingering = phase { return drainWhileLingering() }
-        if !outbox.isEmpty {
+        switch phase {
+        case .lingering: return drainWhileLingering()
+        case .streaming: return handleStreamEvent(event)
+        case .awaitingMemory: return
+        default: break
+        }
+        if hasPendingOutput {
             guard flush() else { return close() }
-            if !outbox.isEmpty { return proceed(.awaitOutput) }
+            if hasPendingOutput { return proceed(.awaitOutput) }
             return proceed(afterWrite())
         }
-        readAvailable()
-        proceed(nextStep())
+        proceed(readAndParse())
     }
 
-    /// Reads what has arrived, but parses before buffering more than `maxUnparsedBytes`:
-    /// a client streaming fast must meet the parser's limits, not our memory. A one-shot
-    /// re-arm brings the loop back for the rest.
-    private func readAvailable() {
-        let buffer = loop.readBuffer
-        while true {
-            switch Socket.read(fd, into: buffer) {
-            case .transferred(let count):
-                parser.feed(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
-                if count < buffer.count || parser.bufferedByteCount >= Self.maxUnparsedBytes { return }
-            case .wouldBlock:
-                return
-            case .closed:
-                inputClosed = true
-                return
-            }
+    /// Someone scheduled this connection (see `EventLoop.schedule`): memory may have been
+    /// freed, or a stream's producer has written.
+    func handleScheduled() {
+        guard !closed else { return }
+        switch phase {
+        case .awaitingMemory: proceed(reserveBodyMemory() ?? nextStep())
+        case .streaming: pumpStream()
+        default: break
         }
     }
 
     private func drainWhileLingering() {
         let buffer = loop.readBuffer
         while true {
-            switch Socket.read(fd, into: buffer) {
+            switch Socket.read(socket.fd, into: buffer) {
             case .transferred: continue
             case .wouldBlock: return proceed(.awaitInput)
             case .closed: return close()
@@ -114,7 +137,7 @@ final class HTTPConnection: @unchecked Sendable {
 
     /// Acts on a step. A request goes to a worker unless it may run on the loop, or we are
     /// a worker already (then it owns the connection and carries on).
-    private func proceed(_ step: Step, onWorker: Bool = false) {
+    func proceed(_ step: Step, onWorker: Bool = false) {
         switch step {
         case .handle(let exchange):
             if onWorker || exchange.runsOnEventLoop { return serve(exchange, onWorker: onWorker) }
@@ -125,201 +148,105 @@ final class HTTPConnection: @unchecked Sendable {
             }
         case .awaitInput:
             if inputClosed { return close() }
-            release(forOutput: false)
+            parser.releaseMemoryIfDrained()
+            release(.readable, onWorker: onWorker)
         case .awaitOutput:
-            release(forOutput: true)
+            release(.writable, onWorker: onWorker)
+        case .awaitMemory:
+            release(nil, onWorker: onWorker)
+        case .stream:
+            release(streamInterest, onWorker: onWorker)
+            // Writes made while a worker still held the connection found it not the loop's;
+            // look again now that it is.
+            if onWorker { loop.schedule(id) }
         case .linger:
-            shutdown(fd, Int32(SHUT_WR))
-            phase = .lingering(since: DispatchTime.now().uptimeNanoseconds)
+            shutdown(socket.fd, Int32(SHUT_WR))
+            phase = .lingering(since: Self.now())
             if inputClosed { return close() }
-            release(forOutput: false)
+            release(.readable, onWorker: onWorker)
         case .close:
             close()
         }
     }
 
-    /// Answers the request, then any pipelined ones this thread may answer too.
-    /// `refuseAsBusy`: it waited too long for a worker; say 503 instead of running it.
-    private func serve(_ first: ServerCore.Exchange, onWorker: Bool, refuseAsBusy: Bool = false) {
-        var exchange = first
-        var busy = refuseAsBusy
-        while true {
-            let answer = busy ? core.respondBusy(to: exchange) : core.respond(to: exchange)
-            busy = false
-            guard !closed else { return }
-            if !answer.keepAlive { closeAfterWrite = true }
-            outbox += answer.bytes
-            phase = .writing(lastProgress: DispatchTime.now().uptimeNanoseconds)
-            guard flush() else { return close() }
-            if !outbox.isEmpty { return proceed(.awaitOutput, onWorker: onWorker) }
-            let step = afterWrite()
-            guard case .handle(let next) = step, onWorker || next.runsOnEventLoop else {
-                return proceed(step, onWorker: onWorker)
-            }
-            exchange = next
-        }
-    }
-
-    /// The outbox is empty: finish the request it held, then see what comes next.
-    private func afterWrite() -> Step {
-        if inFlight {
-            inFlight = false
-            core.requestFinished()
-            phase = .waiting(since: DispatchTime.now().uptimeNanoseconds, firstRequest: false)
-        }
-        if closeAfterWrite { return .linger }
-        if core.isStopping && parser.isIdle { return .close }
-        return nextStep()
-    }
-
-    /// Runs the parser over what has arrived.
-    private func nextStep() -> Step {
-        while true {
-            let event: RequestParser.Event
-            do {
-                event = try parser.next()
-            } catch {
-                return refuse(HTTPError(error), method: pending?.head.method, target: pending?.head.target)
-            }
-            switch event {
-            case .needMore:
-                noteProgress()
-                return .awaitInput
-            case .head(let head):
-                let match = core.router.match(method: head.method, path: head.path)
-                var limit = core.configuration.limits.defaultBodyLimit
-                if case .found(let route, _) = match { limit = route.bodyLimit }
-                parser.bodyLimit = limit
-                let now = DispatchTime.now().uptimeNanoseconds
-                pending = (head, match, now)
-                phase = .readingBody(lastProgress: now)
-                if head.expectsContinue, head.hasBody, !Self.declaredLength(of: head, exceeds: limit) {
-                    outbox += Self.continueResponse
-                    guard flush() else { return .close }
-                    if !outbox.isEmpty { return .awaitOutput }
-                }
-            case .end(let body):
-                guard let (head, match, receivedAt) = pending else { return .close }
-                pending = nil
-                inFlight = true
-                phase = .handling
-                core.requestStarted()
-                return .handle(ServerCore.Exchange(head: head, body: body, match: match,
-                                                   remoteAddress: remoteAddress, receivedAt: receivedAt))
-            }
-        }
-    }
-
-    private static let maxUnparsedBytes = 256 * 1024
-
-    private static let continueResponse = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
-
-    private static func declaredLength(of head: RequestHead, exceeds limit: Int) -> Bool {
-        if case .contentLength(let length) = head.framing { return length > limit }
-        return false
-    }
-
-    /// Keeps the timeout phase in step with what the parser has seen.
-    private func noteProgress() {
-        let now = DispatchTime.now().uptimeNanoseconds
-        if parser.isReadingBody {
-            phase = .readingBody(lastProgress: now)
-        } else if !parser.isIdle, case .waiting = phase {
-            phase = .readingHead(since: now)
-        }
-    }
-
-    /// Answers a request we will not handle (bad framing, limits, timeout), then closes.
-    private func refuse(_ error: HTTPError, method: HTTPMethod?, target: String?) -> Step {
-        closeAfterWrite = true
-        outbox += core.render(error, method: method, target: target, remoteAddress: remoteAddress)
-        phase = .writing(lastProgress: DispatchTime.now().uptimeNanoseconds)
-        guard flush() else { return .close }
-        return outbox.isEmpty ? .linger : .awaitOutput
-    }
-
-    /// Writes what it can without blocking; false if the connection broke.
-    private func flush() -> Bool {
-        while outboxSent < outbox.count {
-            let result = outbox.withUnsafeBytes { Socket.write(fd, UnsafeRawBufferPointer(rebasing: $0[outboxSent...])) }
-            switch result {
-            case .transferred(let count):
-                outboxSent += count
-                if case .writing = phase { phase = .writing(lastProgress: DispatchTime.now().uptimeNanoseconds) }
-            case .wouldBlock:
-                return true
-            case .closed:
-                return false
-            }
-        }
-        outbox.removeAll(keepingCapacity: outbox.count <= 64 * 1024)
-        outboxSent = 0
-        return true
-    }
-
-    /// Gives the connection (back) to the loop. After the flag is down this thread must not
-    /// touch the connection again — not even to close it if re-arming fails: that only
-    /// happens when a stop has already closed it, and a second close could hit a
-    /// descriptor number that another socket has reused.
-    private func release(forOutput: Bool) {
+    /// Gives the connection (back) to the loop, watching for `interest` (nil: watching
+    /// nothing until the loop is scheduled to look at it). After the flag is down this
+    /// thread must not touch the connection again — not even to close it if re-arming
+    /// fails: that only happens when a stop has already closed it.
+    private func release(_ interest: PollInterest?, onWorker: Bool) {
         ownedByWorker.store(false, ordering: .releasing)
-        _ = loop.rearm(fd, id: id, forOutput: forOutput)
+        if let interest {
+            loop.poller.rearm(socket.fd, token: id, interest: interest)
+        } else if onWorker {
+            // A wake-up meant for the loop may have come while the worker held it.
+            loop.schedule(id)
+        }
     }
 
-    // MARK: Timeouts and closing (by the owner)
+    // MARK: Deadlines, stopping and closing (by the owner)
 
     func checkDeadline(now: UInt64) {
         guard !closed else { return }
-        let header = core.configuration.headerTimeout.nanoseconds
-        let idle = core.configuration.idleTimeout.nanoseconds
+        let timeouts = core.timeouts
         switch phase {
-        case .waiting(let since, let first):
-            if now >= since + (first ? header : idle) { close() }
-        case .readingHead(let since):
-            if now >= since + header {
-                proceed(refuse(HTTPError(.requestTimeout, message: "request head not received in time"), method: nil, target: nil))
+        case .idle(let since, let isNew):
+            if now >= since + (isNew ? timeouts.header : timeouts.idle) { close() }
+        case .readingHead(let deadline):
+            if now >= deadline {
+                proceed(refuse(HTTPError(.requestTimeout, message: "request head not received in time")))
             }
-        case .readingBody(let lastProgress):
-            if now >= lastProgress + idle {
-                proceed(refuse(HTTPError(.requestTimeout, message: "request body stalled"),
-                               method: pending?.head.method, target: pending?.head.target))
+        case .readingBody(let since):
+            if timeouts.isBodyTooSlow(start: since, received: parser.bodyBytesReceived, now: now) {
+                proceed(refuse(HTTPError(.requestTimeout, message: "request body arrived too slowly")))
             }
-        case .handling:
-            break
         case .writing(let lastProgress):
-            if now >= lastProgress + idle { close() }
+            if now >= lastProgress + timeouts.idle { close() }
         case .lingering(let since):
-            if now >= since + Self.lingerNanoseconds { close() }
+            if now >= since + timeouts.linger { close() }
+        case .awaitingMemory, .handling, .streaming:
+            break
         }
     }
 
-    private static let lingerNanoseconds: UInt64 = 2_000_000_000
-
-    /// A stop: a connection between requests closes now; one mid-answer after it.
+    /// A stop: what is idle closes now, a stream ends now, a request in flight (its head
+    /// has arrived) is read to its end and answered with `Connection: close`.
     func beginShutdown() {
         guard !closed else { return }
         switch phase {
-        case .writing, .lingering: closeAfterWrite = true
-        default: close()
+        case .idle, .readingHead:
+            // A head may be waiting in the socket that the loop has not read yet: the client
+            // sent it before the stop, so it is a request in flight like any other.
+            let step = readAndParse()
+            switch phase {
+            case .idle, .readingHead: close()
+            default:
+                closeAfterWrite = true
+                proceed(step)
+            }
+        case .streaming: endStreamForShutdown()
+        case .awaitingMemory, .readingBody, .writing: closeAfterWrite = true
+        case .handling, .lingering: break
         }
     }
 
     /// The grace period is over and a worker still holds this connection: cut the socket
     /// so the client learns now; the worker closes the descriptor when it comes back.
     func cutOff() {
-        shutdown(fd, Int32(SHUT_RDWR))
+        socket.cutOff()
     }
 
     func close() {
         guard !closed else { return }
         closed = true
-        if inFlight {
-            inFlight = false
-            core.requestFinished()
+        finishRequest()
+        pendingFile = nil
+        if let open = stream {
+            stream = nil
+            open.writer.markClosed()
         }
         ownedByWorker.store(false, ordering: .releasing)
-        loop.forget(fd, id: id)
-        Glibc.close(fd)
+        loop.forget(socket.fd, id: id)
+        socket.close()
         core.connectionClosed()
     }
 }

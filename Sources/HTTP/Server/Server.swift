@@ -25,13 +25,12 @@ public final class Server: Sendable {
         self.listener = listener
         let core = ServerCore(configuration: configuration, router: router, logger: logger, accessLog: accessLog)
         self.core = core
-        let sweep = max(min(configuration.headerTimeout, configuration.idleTimeout, .seconds(1)) / 4, .milliseconds(5))
         do {
             loops = try (0..<max(1, configuration.ioThreads)).map {
-                try EventLoop(index: $0, listener: listener, core: core, sweepInterval: sweep)
+                try EventLoop(index: $0, listener: listener, core: core, poller: EpollPoller())
             }
         } catch {
-            Glibc.close(listener)
+            Socket.close(listener)
             throw error
         }
         loops.forEach { $0.start() }
@@ -42,19 +41,27 @@ public final class Server: Sendable {
     public var baseURL: String { Self.baseURL(host: host, port: port) }
 
     public var openConnections: Int { core.connectionCount }
+    /// Connections closed at once because `maxConnections` were open.
+    public var refusedConnections: Int { core.refusedConnectionCount }
+    /// Bytes of the body budget reserved by requests being received.
+    public var bodyMemoryInUse: Int { core.bodyMemory.inUse }
+    /// Requests whose body waits for memory from the budget.
+    public var bodiesWaitingForMemory: Int { core.bodyMemory.waiting }
 
     private static func baseURL(host: String, port: Int) -> String {
         let shown = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
         return "http://\(shown):\(port)"
     }
 
-    /// Stops accepting, lets requests in flight finish (up to the grace period), then
-    /// closes every connection. Returns once that is done.
+    /// Stops accepting, closes idle connections and ends streams, lets requests in flight
+    /// (their head has arrived) receive their body and their answer within the grace
+    /// period, then closes every connection. Returns once that is done; a second call
+    /// returns at once.
     public func stop() {
-        guard !core.isStopping else { return }
-        core.beginStopping()
+        guard core.beginStopping() else { return }
         loops.forEach { $0.perform(.stopAccepting) }
-        Glibc.close(listener)
+        loops.first?.perform(.acceptBacklog)
+        Socket.close(listener)
         loops.forEach { $0.perform(.closeIdleConnections) }
         let finished = core.waitForRequests(timeout: core.configuration.shutdownGracePeriod)
         if !finished {

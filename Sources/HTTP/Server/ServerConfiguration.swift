@@ -6,17 +6,27 @@ public struct ServerConfiguration: Sendable {
     /// 0 picks a free port; `Server.port` tells which.
     public var port: Int
     public var limits = RequestParser.Limits()
-    /// A client must send a complete request head within this time.
+    /// A request head must be complete within this time of the connection opening (or, on a
+    /// kept-alive connection, of its first byte), however slowly it trickles.
     public var headerTimeout: Duration = .seconds(10)
-    /// A keep-alive connection with no request, or a transfer making no progress, is
+    /// A keep-alive connection with no request, or a response the client stops reading, is
     /// closed after this time.
     public var idleTimeout: Duration = .seconds(60)
+    /// A body must arrive at `minimumBodyRate` bytes per second on average once this much
+    /// time has passed since it began (408 and a close otherwise).
+    public var bodyGracePeriod: Duration = .seconds(10)
+    public var minimumBodyRate = 1024
     /// How long a stop waits for requests in flight.
     public var shutdownGracePeriod: Duration = .seconds(10)
     /// A request that waited longer than this for a worker is answered 503 (with
     /// `Retry-After`) without running: under overload, a bounded wait and a clear answer
     /// instead of a queue that only grows.
     public var maxQueueWait: Duration = .seconds(3)
+    /// Open connections; a new one past this is accepted and closed at once.
+    public var maxConnections = 10_000
+    /// Memory for request bodies being received, all connections together; past it,
+    /// reading waits (`BodyMemoryBudget`).
+    public var maxBodyMemory = 64 * 1024 * 1024
     /// Threads that run handlers. Handlers block on the database, so this is about the
     /// database pool's size, not the core count.
     public var workerThreads: Int
@@ -29,6 +39,12 @@ public struct ServerConfiguration: Sendable {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         self.workerThreads = max(4, 2 * cores)
         self.ioThreads = max(1, cores)
+    }
+
+    /// How often the loops look for connections past a deadline: fine enough for the
+    /// shortest timeout, never busier than every 5 ms.
+    var sweepInterval: Duration {
+        max(min(headerTimeout, idleTimeout, bodyGracePeriod, .seconds(1)) / 4, .milliseconds(5))
     }
 }
 

@@ -2,15 +2,18 @@ import Dispatch
 import Logging
 import Synchronization
 
-/// What every connection shares: the router, the workers, the logger, the counters a
-/// stop waits on, and the one place where handler results and errors become bytes.
+/// What every connection shares: the router, the workers, the body budget, the logger, the
+/// counters a stop waits on, and the one place where handler results and errors become
+/// bytes.
 final class ServerCore: Sendable {
     struct Exchange: Sendable {
         let head: RequestHead
-        let body: [UInt8]
+        let body: RequestBody
         let match: Router.Match
         let remoteAddress: String
         let receivedAt: UInt64
+        /// The body was left unread: the connection cannot carry another request.
+        let closesConnection: Bool
 
         /// Routing errors and never-blocking routes are answered on the loop itself.
         var runsOnEventLoop: Bool {
@@ -19,35 +22,51 @@ final class ServerCore: Sendable {
         }
     }
 
+    /// A response ready to write: the head (and an in-memory body) as bytes, then maybe a
+    /// file or a stream.
     struct Answer: Sendable {
-        let bytes: [UInt8]
+        var bytes: [UInt8]
+        var file: FileBody?
+        var stream: ResponseStream?
         let keepAlive: Bool
     }
 
     let configuration: ServerConfiguration
+    let timeouts: ConnectionTimeouts
     let router: Router
     let workers: WorkerPool
+    let bodyMemory: BodyMemoryBudget
     let logger: Logger
     let accessLog: any AccessLog
     private let stopping = Atomic<Bool>(false)
     private let openConnections = Atomic<Int>(0)
+    private let refusedConnections = Atomic<Int>(0)
     private let requestsInFlight = DispatchGroup()
 
     init(configuration: ServerConfiguration, router: Router, logger: Logger, accessLog: (any AccessLog)?) {
         self.configuration = configuration
+        self.timeouts = ConnectionTimeouts(configuration)
         self.router = router
         self.logger = logger
         self.accessLog = accessLog ?? LoggerAccessLog(logger: logger)
+        self.bodyMemory = BodyMemoryBudget(capacity: configuration.maxBodyMemory)
         self.workers = WorkerPool(threads: configuration.workerThreads, name: "http-worker")
     }
 
     var isStopping: Bool { stopping.load(ordering: .relaxed) }
-    func beginStopping() { stopping.store(true, ordering: .relaxed) }
+
+    /// True for the one caller that starts the stop.
+    func beginStopping() -> Bool {
+        stopping.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged
+    }
 
     var connectionCount: Int { openConnections.load(ordering: .relaxed) }
+    var refusedConnectionCount: Int { refusedConnections.load(ordering: .relaxed) }
     func connectionOpened() { openConnections.add(1, ordering: .relaxed) }
     func connectionClosed() { openConnections.subtract(1, ordering: .relaxed) }
+    func connectionRefused() { refusedConnections.add(1, ordering: .relaxed) }
 
+    /// A request is in flight from the moment its head has arrived until its answer is out.
     func requestStarted() { requestsInFlight.enter() }
     func requestFinished() { requestsInFlight.leave() }
 
@@ -73,7 +92,7 @@ final class ServerCore: Sendable {
             let context = RequestContext(requestID: requestID, logger: logger, parameters: parameters,
                                          route: route.pattern, remoteAddress: exchange.remoteAddress)
             do {
-                let request = try Request(head: head, body: exchange.body)
+                let request = try Request(head: head, content: exchange.body)
                 response = try route.handler(request, context)
             } catch let error as HTTPError {
                 response = error.makeResponse()
@@ -102,22 +121,33 @@ final class ServerCore: Sendable {
     /// Serializes the response and writes the access-log line.
     private func finish(_ response: Response, for exchange: Exchange, requestID: String) -> Answer {
         let head = exchange.head
-        let keepAlive = head.keepAlive && !isStopping
-        let bytes = response.serialize(requestID: requestID, date: HTTPDate.now(), keepAlive: keepAlive,
-                                       version: head.version, omitBody: head.method == .HEAD)
+        let keepAlive = head.keepAlive && !exchange.closesConnection && !isStopping
+            && response.canKeepAlive(version: head.version)
+        var answer = Answer(bytes: response.serializeHead(requestID: requestID, date: HTTPDate.now(),
+                                                          keepAlive: keepAlive, version: head.version),
+                            keepAlive: keepAlive)
+        let sendsBody = head.method != .HEAD && !response.status.forbidsBody
+        if sendsBody {
+            switch response.body {
+            case .bytes(let bytes): answer.bytes += bytes
+            case .file(let file): answer.file = file
+            case .stream(let stream): answer.stream = stream
+            }
+        }
         logAccess(method: head.method.rawValue, target: head.target, status: response.status.code,
-                  bytes: response.body.count, since: exchange.receivedAt, requestID: requestID)
-        return Answer(bytes: bytes, keepAlive: keepAlive)
+                  bytes: sendsBody ? response.body.length ?? 0 : 0, since: exchange.receivedAt, requestID: requestID)
+        return answer
     }
 
     /// The bytes of a refusal made before any handler ran; the connection closes after it.
-    func render(_ error: HTTPError, method: HTTPMethod?, target: String?, remoteAddress: String) -> [UInt8] {
+    func render(_ error: HTTPError, method: HTTPMethod?, target: String?, since: UInt64?) -> [UInt8] {
         let requestID = RequestID.make()
         let response = error.makeResponse()
         logAccess(method: method?.rawValue ?? "-", target: target ?? "-", status: error.status.code,
-                  bytes: response.body.count, since: DispatchTime.now().uptimeNanoseconds, requestID: requestID)
-        return response.serialize(requestID: requestID, date: HTTPDate.now(), keepAlive: false, version: .http1_1,
-                                  omitBody: false)
+                  bytes: response.body.length ?? 0, since: since ?? DispatchTime.now().uptimeNanoseconds,
+                  requestID: requestID)
+        return response.serializeHead(requestID: requestID, date: HTTPDate.now(), keepAlive: false, version: .http1_1)
+            + (response.body.inlineBytes ?? [])
     }
 
     private func logAccess(method: String, target: String, status: Int, bytes: Int, since: UInt64,

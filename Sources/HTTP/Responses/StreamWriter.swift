@@ -1,0 +1,127 @@
+import Locking
+
+/// The producer's end of a response stream: a mailbox the connection drains on its event
+/// loop. Writes never block and never touch the socket; the first write into an empty
+/// mailbox wakes the loop, which frames what has gathered and sends it.
+public final class StreamWriter: Sendable {
+    public enum WriteResult: Sendable, Equatable {
+        case queued
+        /// The client is not keeping up: `queueLimit` bytes already wait for it. Nothing
+        /// was queued; a producer usually cancels the stream now.
+        case overLimit
+        /// The stream has ended (client gone, server stopping, or finished).
+        case closed
+    }
+
+    private struct Mailbox: Sendable {
+        var chunks: [[UInt8]] = []
+        var queuedBytes = 0
+        /// Bytes the connection has taken but the kernel has not yet accepted.
+        var unsentBytes = 0
+        var finished = false
+        var cancelled = false
+        var closed = false
+        /// A wake-up is on its way to the loop: no need for another.
+        var wakePending = false
+        var closeHandlers: [@Sendable () -> Void] = []
+
+        /// Whether this change must wake the loop: only the first since the loop last drained.
+        mutating func takeWake() -> Bool {
+            defer { wakePending = true }
+            return !wakePending
+        }
+    }
+
+    public let queueLimit: Int
+    private let mailbox = ParkingLock(Mailbox())
+    private let wakeLoop: @Sendable () -> Void
+
+    init(queueLimit: Int, wakeLoop: @escaping @Sendable () -> Void) {
+        self.queueLimit = queueLimit
+        self.wakeLoop = wakeLoop
+    }
+
+    /// Queues bytes to send as one chunk.
+    @discardableResult
+    public func write(_ bytes: [UInt8]) -> WriteResult {
+        guard !bytes.isEmpty else { return .queued }
+        let (result, wake) = mailbox.withLock { box -> (WriteResult, Bool) in
+            if box.closed || box.finished || box.cancelled { return (.closed, false) }
+            if box.queuedBytes + box.unsentBytes + bytes.count > queueLimit { return (.overLimit, false) }
+            box.chunks.append(bytes)
+            box.queuedBytes += bytes.count
+            return (.queued, box.takeWake())
+        }
+        if wake { wakeLoop() }
+        return result
+    }
+
+    /// Ends the stream normally once everything queued is sent.
+    public func finish() {
+        signal { $0.finished = true }
+    }
+
+    /// Ends the stream at once and closes the connection (a consumer over its limit).
+    public func cancel() {
+        signal { $0.cancelled = true }
+    }
+
+    /// Runs `handler` once, when the stream has ended for whatever reason; at once if it
+    /// already has. The handler runs on the loop thread: keep it short.
+    public func onClose(_ handler: @escaping @Sendable () -> Void) {
+        let alreadyClosed = mailbox.withLock { box -> Bool in
+            if box.closed { return true }
+            box.closeHandlers.append(handler)
+            return false
+        }
+        if alreadyClosed { handler() }
+    }
+
+    public var isClosed: Bool { mailbox.withLock { $0.closed } }
+
+    private func signal(_ change: (inout Mailbox) -> Void) {
+        let wake = mailbox.withLock { box -> Bool in
+            guard !box.closed else { return false }
+            change(&box)
+            return box.takeWake()
+        }
+        if wake { wakeLoop() }
+    }
+
+    // MARK: The connection's side (on the thread that owns the connection)
+
+    struct Delivery {
+        var chunks: [[UInt8]]
+        var finished: Bool
+        var cancelled: Bool
+    }
+
+    /// Takes what has been written; the next write wakes the loop again.
+    func takeDelivery() -> Delivery {
+        mailbox.withLock { box in
+            box.wakePending = false
+            defer {
+                box.chunks = []
+                box.queuedBytes = 0
+            }
+            return Delivery(chunks: box.chunks, finished: box.finished, cancelled: box.cancelled)
+        }
+    }
+
+    /// What the connection still holds unsent, counted against the queue limit.
+    func noteUnsent(_ bytes: Int) {
+        mailbox.withLock { $0.unsentBytes = bytes }
+    }
+
+    /// The stream is over: refuses further writes and runs the close handlers.
+    func markClosed() {
+        let handlers = mailbox.withLock { box -> [@Sendable () -> Void] in
+            guard !box.closed else { return [] }
+            box.closed = true
+            box.chunks = []
+            defer { box.closeHandlers = [] }
+            return box.closeHandlers
+        }
+        for handler in handlers { handler() }
+    }
+}

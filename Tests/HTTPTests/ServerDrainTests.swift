@@ -1,0 +1,113 @@
+import Dispatch
+import Foundation
+import HTTP
+import Testing
+import TestSupport
+
+/// A stop (SIGTERM) as a deploy sees it: nothing that had started is lost.
+@Suite struct ServerDrainTests {
+    private static func stopInBackground(_ server: Server) -> DispatchSemaphore {
+        let stopped = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            server.stop()
+            stopped.signal()
+        }
+        return stopped
+    }
+
+    @Test func stop_finishesRequestsInFlightAndClosesIdleConnections() throws {
+        let gate = Gate()
+        let server = try TestHTTPServer.start(routes: { router in
+            router.get("/slow") { _, _ in
+                gate.pass()
+                return Response(body: Array("done".utf8))
+            }
+            router.get("/api/ping") { _, _ in Response(body: Array("pong".utf8)) }
+        })
+        let busy = try RawHTTPClient(port: server.port)
+        try busy.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")
+        try #require(gate.waitUntilEntered())
+        let idle = try RawHTTPClient(port: server.port)
+        #expect(try idle.exchange("GET /api/ping HTTP/1.1\r\nHost: t\r\n\r\n").status == 200)
+
+        let stopped = Self.stopInBackground(server)
+        #expect(idle.waitForClose())
+        // The listener closes early in the stop (the idle connection may close even earlier,
+        // as its keep-alive ends): soon no new connection gets in.
+        #expect(waitUntil { (try? RawHTTPClient(port: server.port)) == nil })
+        gate.open()
+        let response = try busy.readResponse()
+        #expect(response.text == "done")
+        #expect(response.header("Connection") == "close")
+        #expect(stopped.wait(timeout: .now() + 5) == .success)
+    }
+
+    /// A mobile upload whose body is still arriving when the deploy starts gets its answer.
+    @Test func stop_letsABodyStillArrivingFinishAndAnswers() throws {
+        let server = try TestHTTPServer.start(routes: { router in
+            router.post("/upload", bodyLimit: 1024 * 1024) { request, _ in
+                Response(body: Array("got \(request.body.count)".utf8))
+            }
+            router.get("/api/ping") { _, _ in Response(body: Array("pong".utf8)) }
+        })
+        let idle = try RawHTTPClient(port: server.port)
+        #expect(try idle.exchange("GET /api/ping HTTP/1.1\r\nHost: t\r\n\r\n").status == 200)
+        let uploader = try RawHTTPClient(port: server.port)
+        try uploader.send("POST /upload HTTP/1.1\r\nHost: t\r\nContent-Length: 200000\r\n\r\n")
+        try uploader.send([UInt8](repeating: 1, count: 100_000))
+
+        let stopped = Self.stopInBackground(server)
+        // The idle connection closing says the stop has begun; the rest of the body comes after.
+        #expect(idle.waitForClose())
+        try uploader.send([UInt8](repeating: 2, count: 100_000))
+        let response = try uploader.readResponse()
+        #expect(response.status == 200)
+        #expect(response.text == "got 200000")
+        #expect(response.header("Connection") == "close")
+        #expect(stopped.wait(timeout: .now() + 5) == .success)
+    }
+
+    /// A connection that has sent part of a head has no request in flight yet: it closes.
+    @Test func stop_closesAConnectionWithOnlyPartOfAHead() throws {
+        let server = try TestHTTPServer.start(routes: { router in
+            router.get("/api/ping") { _, _ in Response(body: Array("pong".utf8)) }
+        })
+        let partial = try RawHTTPClient(port: server.port)
+        try partial.send("GET /api/ping HTT")
+        let idle = try RawHTTPClient(port: server.port)
+        #expect(try idle.exchange("GET /api/ping HTTP/1.1\r\nHost: t\r\n\r\n").status == 200)
+        let started = ContinuousClock.now
+        server.stop()
+        #expect(ContinuousClock.now - started < .seconds(2))
+        #expect(partial.waitForClose())
+    }
+
+    @Test func stop_givesUpOnRequestsAfterTheGracePeriod() throws {
+        let gate = Gate()
+        let server = try TestHTTPServer.start(configure: { $0.shutdownGracePeriod = .milliseconds(200) }, routes: { router in
+            router.get("/stuck") { _, _ in
+                gate.pass()
+                return Response()
+            }
+        })
+        let stuck = try RawHTTPClient(port: server.port)
+        try stuck.send("GET /stuck HTTP/1.1\r\nHost: t\r\n\r\n")
+        try #require(gate.waitUntilEntered())
+        server.stop()
+        #expect(stuck.waitForClose())
+        gate.open()
+    }
+
+    /// Two stops at once (SIGTERM during a test's own stop, say): one does the work, the
+    /// other returns; neither hangs nor crashes.
+    @Test func concurrentStops_areHarmless() throws {
+        let server = try TestHTTPServer.start(routes: { router in
+            router.get("/api/ping") { _, _ in Response(body: Array("pong".utf8)) }
+        })
+        let both = DispatchGroup()
+        for _ in 0..<2 {
+            DispatchQueue.global().async(group: both) { server.stop() }
+        }
+        #expect(both.wait(timeout: .now() + 5) == .success)
+    }
+}
