@@ -1,18 +1,6 @@
 import Testing
 @testable import HTTP
 
-/// A small deterministic generator, so a failure can be replayed from its seed.
-private struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 @Suite struct RequestParserRobustnessTests {
     private static let seeds: [String] = [
         "GET /api/posts/1?limit=5 HTTP/1.1\r\nHost: x\r\nX-Request-Id: abc\r\n\r\n",
