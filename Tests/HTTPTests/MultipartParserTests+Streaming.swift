@@ -64,5 +64,22 @@ extension MultipartParserTests {
             parser.feed(Array("-".utf8))
             #expect(try drain(&parser) == [.partEnd, .end])
         }
+
+        @Test func firstCR_isFoundAtEveryOffsetAndAlignment() {
+            // Neighbours of CR and bytes with the high bit set are what a word-wise test could confuse.
+            let filler: [UInt8] = [0x0C, 0x8D, 0x0E, 0xFF, 0x00, 0x8C, 0x2D, 0x0A]
+            for count in 0..<24 {
+                for cr in 0..<count {
+                    var bytes = (0..<count).map { filler[$0 % filler.count] }
+                    bytes[cr] = 0x0D
+                    let second = cr + 9 < count ? cr + 9 : nil
+                    if let second { bytes[second] = 0x0D }
+                    for from in 0...cr {
+                        #expect(bytes.withUnsafeBufferPointer { MultipartParser.firstCR(in: $0, from: from) } == cr)
+                    }
+                    #expect(bytes.withUnsafeBufferPointer { MultipartParser.firstCR(in: $0, from: cr + 1) } == second)
+                }
+            }
+        }
     }
 }

@@ -17,7 +17,7 @@ extension MultipartParser {
             delimiter.withUnsafeBufferPointer { pattern in
                 let end = bytes.count
                 var from = start
-                while from < end, let candidate = bytes[from..<end].firstIndex(of: Self.cr) {
+                while let candidate = Self.firstCR(in: bytes, from: from) {
                     var matched = 1
                     while matched < pattern.count, candidate + matched < end,
                           bytes[candidate + matched] == pattern[matched] {
@@ -32,6 +32,24 @@ extension MultipartParser {
                 return .notFound
             }
         }
+    }
+
+    /// The index of the first CR at or after `from`. Eight bytes are tested at once (a
+    /// word with a zero byte after XOR with CRs), since content is mostly bytes that are not.
+    static func firstCR(in bytes: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
+        guard let base = bytes.baseAddress else { return nil }
+        let crs: UInt64 = 0x0D0D_0D0D_0D0D_0D0D
+        var index = from
+        while index + 8 <= bytes.count {
+            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self) ^ crs
+            if (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080 != 0 { break }
+            index += 8
+        }
+        while index < bytes.count {
+            if bytes[index] == cr { return index }
+            index += 1
+        }
+        return nil
     }
 
     /// Transport padding (RFC 2046 §5.1.1) and the CRLF that ends a delimiter line; false
