@@ -9,7 +9,7 @@ mkdir -p "$out/corpus"
 sources=()
 for name in Parsing/RequestParser Parsing/RequestParser+Head Parsing/RequestHead Parsing/HTTPParseError \
             Parsing/PercentDecoding Parsing/QueryParameters Messages/HTTPHeaders Messages/HTTPMethod \
-            Messages/HTTPStatus; do
+            Messages/HTTPStatus Parsing/ByteSet; do
     sources+=("Sources/HTTP/$name.swift")
 done
 swiftc -O -sanitize=fuzzer,address -parse-as-library fuzz/RequestParserFuzzer.swift "${sources[@]}" \

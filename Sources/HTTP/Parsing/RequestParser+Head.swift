@@ -216,18 +216,9 @@ extension RequestParser {
     }
 
     /// RFC 9110 §5.6.2 tchar.
-    static func isTokenByte(_ byte: UInt8) -> Bool { tokenBytes[Int(byte)] }
+    static func isTokenByte(_ byte: UInt8) -> Bool { tokenBytes.contains(byte) }
 
-    private static let tokenBytes: [Bool] = (0..<256).map { value in
-        let byte = UInt8(value)
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-             UInt8(ascii: "A")...UInt8(ascii: "Z"):
-            return true
-        default:
-            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
-    }
+    private static let tokenBytes = ByteSet(alphanumericsAnd: "!#$%&'*+-.^_`|~")
 }
 
 /// Splits a head (already known to use CRLF only) into its lines.
