@@ -35,7 +35,7 @@ public final class ConnectionPool: Sendable {
 
     public let configuration: Configuration
     private let slots: DispatchSemaphore
-    private let idle = ParkingLock<[PostgresConnection]>([])
+    private let idle = IdleConnections()
     private let inUse = Atomic<Int>(0)
     private let waiting = Atomic<Int>(0)
     /// Set when the database failed to connect or answer; cleared by the next success.
@@ -49,11 +49,11 @@ public final class ConnectionPool: Sendable {
     }
 
     public var statistics: Statistics {
-        Statistics(inUse: inUse.load(ordering: .relaxed), idle: idle.withLock { $0.count },
-                   waiting: waiting.load(ordering: .relaxed))
+        Statistics(inUse: inUse.load(ordering: .relaxed), idle: idle.count, waiting: waiting.load(ordering: .relaxed))
     }
 
-    /// Lends a connection for the duration of `body`.
+    /// Lends a connection for the duration of `body`; it is the pool's again once `body`
+    /// returns, so do not keep it.
     /// While the database is down, one caller at a time tries it (the probe) and the others
     /// fail at once: a frozen or vanished server would otherwise cost every queued request
     /// a full timeout. The first success ends the outage for everyone.
@@ -114,15 +114,11 @@ public final class ConnectionPool: Sendable {
 
     /// Closes the idle connections; connections on loan close when they come back.
     public func close() {
-        let connections = idle.withLock { connections in
-            defer { connections = [] }
-            return connections
-        }
-        connections.forEach { $0.close() }
+        idle.removeAll().forEach { $0.close() }
     }
 
     private func checkOut() throws(PostgresError) -> PostgresConnection {
-        while let connection = idle.withLock({ $0.popLast() }) {
+        while let connection = idle.pop() {
             if connection.isUsable { return connection }
             connection.close()
         }
@@ -136,7 +132,39 @@ public final class ConnectionPool: Sendable {
             connection.close()
             return
         }
-        idle.withLock { $0.append(connection) }
+        idle.push(connection)
+    }
+}
+
+/// The idle connections, the one place a connection crosses threads. `PostgresConnection`
+/// is not `Sendable` because two threads must never use one at once; here one goes in only
+/// when the thread that used it is done with it (check-in), and comes out to exactly one
+/// next thread (check-out), both under the lock, so it always has a single user. The
+/// unchecked wrapper stays private to this type so that nothing else can move one.
+/// (`push` cannot take it `sending`: the compiler cannot see that the body given to
+/// `withConnection` kept no reference, which is that method's documented contract.)
+private final class IdleConnections: Sendable {
+    private struct Parked: @unchecked Sendable {
+        let connection: PostgresConnection
+    }
+
+    private let parked = ParkingLock<[Parked]>([])
+
+    var count: Int { parked.withLock { $0.count } }
+
+    func push(_ connection: PostgresConnection) {
+        parked.withLock { $0.append(Parked(connection: connection)) }
+    }
+
+    func pop() -> sending PostgresConnection? {
+        parked.withLock { $0.popLast() }?.connection
+    }
+
+    func removeAll() -> sending [PostgresConnection] {
+        parked.withLock { list in
+            defer { list = [] }
+            return list.map(\.connection)
+        }
     }
 }
 

@@ -3,11 +3,12 @@ import CLibPQ
 import Glibc
 #endif
 
-/// One libpq connection. Not thread-safe: one thread uses it at a time (the pool hands it
-/// out that way). Statements are prepared once per connection, keyed by their SQL text,
-/// then executed with binary parameters and results. Every wait on the server is bounded
-/// by `queryTimeout`, so a frozen or vanished server costs an error, not a hung thread.
-public final class PostgresConnection: @unchecked Sendable {
+/// One libpq connection, used by one thread at a time: deliberately not `Sendable`, so the
+/// compiler stops anyone sharing it (the pool hands it from thread to thread under a lock).
+/// Statements are prepared once per connection, keyed by their SQL text, then executed
+/// with binary parameters and results. Every wait on the server is bounded by
+/// `queryTimeout`, so a frozen or vanished server costs an error, not a hung thread.
+public final class PostgresConnection {
     private var handle: OpaquePointer?
     private var preparedStatements: [String: String] = [:]
     /// Zero waits forever (migrations, seeding).
