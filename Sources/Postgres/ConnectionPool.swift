@@ -13,7 +13,17 @@ public final class ConnectionPool: Sendable {
         public var size: Int
         public var checkoutTimeout: Duration = .seconds(3)
         public var connectTimeout: Duration = .seconds(2)
-        public var queryTimeout: Duration = .seconds(4)
+        /// The server cancels a statement running longer (SQLSTATE 57014): that request
+        /// fails as unavailable (503), the connection and the pool stay good. Zero: no limit.
+        public var statementTimeout: Duration = .seconds(3)
+        /// The client-side hard limit, for a server that stops answering at all: the
+        /// connection is closed and counts as lost. Defaults to `statementTimeout` + 1.5 s,
+        /// so the server's own cancellation always comes first.
+        public var queryTimeout: Duration {
+            get { explicitQueryTimeout ?? statementTimeout + .milliseconds(1500) }
+            set { explicitQueryTimeout = newValue }
+        }
+        private var explicitQueryTimeout: Duration?
 
         public init(conninfo: String, size: Int) {
             self.conninfo = conninfo
@@ -56,7 +66,9 @@ public final class ConnectionPool: Sendable {
     /// returns, so do not keep it.
     /// While the database is down, one caller at a time tries it (the probe) and the others
     /// fail at once: a frozen or vanished server would otherwise cost every queued request
-    /// a full timeout. The first success ends the outage for everyone.
+    /// a full timeout. The first answer from the server ends the outage for everyone. Only
+    /// a failed connect or a lost connection marks it down: a statement the server
+    /// cancelled (statement_timeout) or refused says nothing against the database.
     public func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         var isProbe = false
         if databaseDown.load(ordering: .relaxed) {
@@ -72,6 +84,9 @@ public final class ConnectionPool: Sendable {
             return result
         } catch let error as PostgresError where error.kind == .connectionFailed || error.kind == .connectionLost {
             databaseDown.store(true, ordering: .relaxed)
+            throw error
+        } catch let error as PostgresError where error.kind == .server {
+            if isProbe { databaseDown.store(false, ordering: .relaxed) }
             throw error
         }
     }
@@ -123,6 +138,7 @@ public final class ConnectionPool: Sendable {
             connection.close()
         }
         return try PostgresConnection(conninfo: configuration.conninfo, connectTimeout: configuration.connectTimeout,
+                                      statementTimeout: configuration.statementTimeout,
                                       queryTimeout: configuration.queryTimeout)
     }
 

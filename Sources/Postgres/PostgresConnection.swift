@@ -6,17 +6,27 @@ import Glibc
 /// One libpq connection, used by one thread at a time: deliberately not `Sendable`, so the
 /// compiler stops anyone sharing it (the pool hands it from thread to thread under a lock).
 /// Statements are prepared once per connection, keyed by their SQL text, then executed
-/// with binary parameters and results. Every wait on the server is bounded by
-/// `queryTimeout`, so a frozen or vanished server costs an error, not a hung thread.
+/// with binary parameters and results.
+///
+/// Two time limits, for two different failures. A slow statement (a lock wait, a bad plan)
+/// is cancelled by the server after `statementTimeout` (SQLSTATE 57014): that request fails,
+/// the connection stays good. A server that stops answering at all is caught by the client
+/// side `queryTimeout`: the connection is closed, its state being unknown, and the error
+/// says the connection was lost.
 public final class PostgresConnection {
     private var handle: OpaquePointer?
     private var preparedStatements: [String: String] = [:]
     /// Zero waits forever (migrations, seeding).
     public var queryTimeout: Duration
+    private let statementTimeout: Duration
 
     /// Connects to a libpq connection string or `postgres://` / `postgresql://` URL.
-    public init(conninfo: String, connectTimeout: Duration = .seconds(3), queryTimeout: Duration = .seconds(4)) throws(PostgresError) {
+    /// A connection with `queryTimeout: .zero` (migrations, seeding) gets no statement
+    /// timeout either.
+    public init(conninfo: String, connectTimeout: Duration = .seconds(3), statementTimeout: Duration = .seconds(3),
+                queryTimeout: Duration = .milliseconds(4500)) throws(PostgresError) {
         self.queryTimeout = queryTimeout
+        self.statementTimeout = queryTimeout == .zero ? .zero : statementTimeout
         let keywords = ["dbname", "connect_timeout", "application_name", "client_encoding"]
         let values = [conninfo, String(max(1, connectTimeout.components.seconds)), "posts-server", "UTF8"]
         let connection = Self.withCStrings(keywords) { keywordPointers in
@@ -33,6 +43,7 @@ public final class PostgresConnection {
         // Notices ("relation already exists, skipping") would go to stderr, around the log.
         PQsetNoticeProcessor(connection, { _, _ in }, nil)
         handle = connection
+        try applySessionSettings()
     }
 
     deinit { close() }
@@ -51,6 +62,20 @@ public final class PostgresConnection {
         PQreset(handle)
         guard PQstatus(handle) == CONNECTION_OK else {
             throw PostgresError(.connectionFailed, details: String(cString: PQerrorMessage(handle)).trimmingTrailingNewlines())
+        }
+        try applySessionSettings()
+    }
+
+    /// Once per session, right after connecting: the statement timeout, from our own
+    /// configured integer (never from input).
+    private func applySessionSettings() throws(PostgresError) {
+        guard statementTimeout > .zero else { return }
+        let milliseconds = max(1, statementTimeout.milliseconds)
+        do {
+            try execute(unsafeSQL: "SET statement_timeout = \(milliseconds)")
+        } catch {
+            close()
+            throw PostgresError(.connectionFailed, sqlState: error.sqlState, details: "setting statement_timeout: \(error.details)")
         }
     }
 
@@ -136,7 +161,7 @@ public final class PostgresConnection {
                         close()
                         throw PostgresError(.connectionLost, details: "no answer within \(queryTimeout): \(sql)", file: file, line: line)
                     }
-                    wait = Int32(max(1, remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000))
+                    wait = Int32(clamping: remaining.milliseconds)
                 }
                 var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
                 let ready = poll(&descriptor, 1, wait)
@@ -188,6 +213,13 @@ public final class PostgresConnection {
         let copies = strings.map { strdup($0) }
         defer { copies.forEach { free($0) } }
         return body(copies.map { UnsafePointer($0) } + [nil])
+    }
+}
+
+extension Duration {
+    var milliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
     }
 }
 
