@@ -23,6 +23,8 @@ public final class ConnectionPool: Sendable {
             get { explicitQueryTimeout ?? statementTimeout + .milliseconds(1500) }
             set { explicitQueryTimeout = newValue }
         }
+        /// Prepared statements kept per connection (least recently used ones are dropped).
+        public var preparedStatementCapacity = 256
         private var explicitQueryTimeout: Duration?
 
         public init(conninfo: String, size: Int) {
@@ -139,7 +141,8 @@ public final class ConnectionPool: Sendable {
         }
         return try PostgresConnection(conninfo: configuration.conninfo, connectTimeout: configuration.connectTimeout,
                                       statementTimeout: configuration.statementTimeout,
-                                      queryTimeout: configuration.queryTimeout)
+                                      queryTimeout: configuration.queryTimeout,
+                                      preparedStatementCapacity: configuration.preparedStatementCapacity)
     }
 
     /// A connection left broken or inside a transaction is not reused.
