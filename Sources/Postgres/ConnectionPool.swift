@@ -48,6 +48,7 @@ public final class ConnectionPool: Sendable {
     public let configuration: Configuration
     private let slots: DispatchSemaphore
     private let idle = IdleConnections()
+    private let lent = LentConnection()
     private let inUse = Atomic<Int>(0)
     private let waiting = Atomic<Int>(0)
     /// Set when the database failed to connect or answer; cleared by the next success.
@@ -65,13 +66,18 @@ public final class ConnectionPool: Sendable {
     }
 
     /// Lends a connection for the duration of `body`; it is the pool's again once `body`
-    /// returns, so do not keep it.
+    /// returns, so do not keep it. Called inside another `withConnection` or
+    /// `withTransaction` of this pool on the same thread, it lends the same connection
+    /// again (see `LentConnection`).
+    ///
     /// While the database is down, one caller at a time tries it (the probe) and the others
     /// fail at once: a frozen or vanished server would otherwise cost every queued request
     /// a full timeout. The first answer from the server ends the outage for everyone. Only
     /// a failed connect or a lost connection marks it down: a statement the server
     /// cancelled (statement_timeout) or refused says nothing against the database.
+    @discardableResult
     public func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        if let connection = lent.current { return try body(connection) }
         var isProbe = false
         if databaseDown.load(ordering: .relaxed) {
             guard probing.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
@@ -110,23 +116,7 @@ public final class ConnectionPool: Sendable {
         }
         let connection = try checkOut()
         defer { checkIn(connection) }
-        return try body(connection)
-    }
-
-    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
-    public func transaction<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
-        try withConnection { connection in
-            try connection.execute(unsafeSQL: "BEGIN")
-            let result: T
-            do {
-                result = try body(connection)
-            } catch {
-                try? connection.execute(unsafeSQL: "ROLLBACK")
-                throw error
-            }
-            try connection.execute(unsafeSQL: "COMMIT")
-            return result
-        }
+        return try lent.lending(connection) { try body(connection) }
     }
 
     /// Closes the idle connections; connections on loan close when they come back.

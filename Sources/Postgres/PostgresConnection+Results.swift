@@ -43,7 +43,10 @@ extension PostgresConnection {
                 PQclear(result)
             }
         }
-        if let failure { return .failed(failure) }
+        if let failure {
+            if PQtransactionStatus(handle) == PQTRANS_INERROR, transactionFailure == nil { transactionFailure = failure }
+            return .failed(failure)
+        }
         if let final { return .succeeded(final) }
         if skipped { return .skipped }
         throw connectionError(handle, sql: sql, file: file, line: line)

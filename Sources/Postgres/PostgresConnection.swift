@@ -19,6 +19,8 @@ public final class PostgresConnection {
     var statements: PreparedStatementCache
     /// Names evicted from `statements` whose DEALLOCATE has not got through yet.
     var pendingDeallocations: [String] = []
+    /// The first server error of the current transaction, for a body that caught it.
+    var transactionFailure: PostgresError?
     /// Zero waits forever (migrations, seeding).
     public var queryTimeout: Duration
     private let statementTimeout: Duration
@@ -73,6 +75,7 @@ public final class PostgresConnection {
     private func forgetSession() {
         statements.removeAll()
         pendingDeallocations = []
+        transactionFailure = nil
     }
 
     /// Once per session, right after connecting: the statement timeout, from our own

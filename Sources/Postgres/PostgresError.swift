@@ -15,12 +15,19 @@ public struct SQLState: RawRepresentable, Hashable, Sendable, CustomStringConver
     /// The statement ran past `statement_timeout` and the server cancelled it.
     public static let queryCanceled = SQLState(rawValue: "57014")
     public static let duplicateDatabase = SQLState(rawValue: "42P04")
+    public static let inFailedSQLTransaction = SQLState(rawValue: "25P02")
 
     /// Errors that mean the database cannot serve the statement now: the server is going
     /// away or not taking connections, or the statement ran out of time (a lock wait, a
     /// slow plan). Worth a retry later; not the statement's fault.
     public var meansUnavailable: Bool {
         rawValue.hasPrefix("08") || rawValue.hasPrefix("57P") || rawValue == "53300" || self == .queryCanceled
+    }
+
+    /// Conflicts between concurrent transactions, which the same transaction run again
+    /// usually gets through.
+    public var meansRetryableConflict: Bool {
+        self == .serializationFailure || self == .deadlockDetected
     }
 }
 

@@ -32,7 +32,7 @@ import TestSupport
         let pool = try makePool()
         let pid = try pool.withConnection { try PoolFixtures.backendPID($0) }
         let error = #expect(throws: PostgresError.self) {
-            try pool.transaction { connection in
+            try pool.withTransaction { connection in
                 try connection.query("INSERT INTO users (email) VALUES ('a@x')")
                 try connection.query("SELECT pg_sleep(2)")
             }
