@@ -20,6 +20,8 @@ extension ConnectionPool {
     /// it uses that same connection. Inside a transaction it joins it: no BEGIN, COMMIT or
     /// retry of its own (the outer transaction's isolation level applies, and a conflict
     /// propagates so the outer body is run again as a whole).
+    ///
+    /// The BEGIN costs no round trip: it goes out with the body's first statement.
     @discardableResult
     public func withTransaction<T>(isolation: IsolationLevel = .readCommitted,
                                    _ body: (PostgresConnection) throws -> T) throws -> T {
@@ -41,7 +43,7 @@ extension ConnectionPool {
 
     private func runTransaction<T>(on connection: PostgresConnection, isolation: IsolationLevel,
                                    _ body: (PostgresConnection) throws -> T) throws -> T {
-        try connection.begin(isolation)
+        connection.beginLazily(isolation)
         do {
             let result = try body(connection)
             try connection.commit()

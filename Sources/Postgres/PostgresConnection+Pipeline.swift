@@ -2,22 +2,22 @@ import CLibPQ
 
 /// One round trip where the plain protocol would take several.
 ///
-/// A statement seen for the first time needs a Prepare before its Execute; a statement
-/// evicted from the cache needs a DEALLOCATE. Sent one by one, each costs a round trip.
-/// In libpq's pipeline mode they go out together and the answers come back in order, so
-/// the caller waits once.
+/// A statement seen for the first time needs a Prepare before its Execute; the first
+/// statement of a transaction needs a BEGIN before it; a statement evicted from the cache
+/// needs a DEALLOCATE. Sent one by one, each costs a round trip. In libpq's pipeline mode
+/// they go out together and the answers come back in order, so the caller waits once.
 ///
 /// Why this is safe:
 /// - The server runs a pipeline's messages in order and, after an error, skips the rest
-///   up to the next Sync (`skipped`), so a statement never runs after its Prepare failed,
-///   and the first error is the one reported.
+///   up to the next Sync (`skipped`), so a statement never runs after its BEGIN or Prepare
+///   failed, and the first error is the one reported.
 /// - DEALLOCATEs go first, in a Sync segment of their own: even if one failed, it could
-///   not undo or skip the statement (outside a transaction). One that did not get
-///   through stays pending for the next statement; none is sent in a failed
-///   transaction, where it could only fail. (Prepared statements
+///   not undo or skip the statement (outside a transaction) nor come between a BEGIN and
+///   its statement. One that did not get through stays pending for the next statement;
+///   none is sent in a failed transaction, where it could only fail. (Prepared statements
 ///   are not transactional: a rollback undoes neither a Prepare nor a DEALLOCATE.)
-/// - The cache learns a name only once its Prepare is reported done, so it always matches
-///   the server's.
+/// - The cache learns a name only once its Prepare is reported done, and the BEGIN counts
+///   as sent only once it succeeded, so their state always matches the server's.
 /// - Every answer is read, up to each Sync marker, before leaving pipeline mode, so the
 ///   connection is back in its plain state; if anything is out of step or too slow, the
 ///   connection is closed instead, and the error says the connection was lost.
@@ -26,11 +26,13 @@ extension PostgresConnection {
                       on handle: OpaquePointer, file: String, line: Int) throws(PostgresError) -> PostgresResult {
         let name = preparedName ?? statements.makeName()
         let deallocations = PQtransactionStatus(handle) == PQTRANS_INERROR ? [] : pendingDeallocations
+        let begin = pendingBegin
         let deadline = self.deadline
         var failure: PostgresError?
         var result: PostgresResult?
         do throws(PostgresError) {
-            guard send(query, name: name, prepare: preparedName == nil, deallocations: deallocations, on: handle) else {
+            guard send(query, name: name, prepare: preparedName == nil, begin: begin, deallocations: deallocations,
+                       on: handle) else {
                 throw connectionError(handle, sql: query.sql, file: file, line: line)
             }
             if !deallocations.isEmpty {
@@ -42,11 +44,18 @@ extension PostgresConnection {
                 }
                 try readSync(on: handle, until: deadline, sql: query.sql, file: file, line: line)
             }
+            if let begin {
+                switch try readOutcome(on: handle, until: deadline, sql: begin.beginSQL, file: file, line: line) {
+                case .succeeded: pendingBegin = nil
+                case .failed(let error): failure = error
+                case .skipped: break
+                }
+            }
             if preparedName == nil {
                 switch try readOutcome(on: handle, until: deadline, sql: query.sql, file: file, line: line) {
                 case .succeeded:
                     if let evicted = statements.insert(key, name: name) { pendingDeallocations.append(evicted) }
-                case .failed(let error): failure = error
+                case .failed(let error): failure = failure ?? error
                 case .skipped: break
                 }
             }
@@ -66,13 +75,14 @@ extension PostgresConnection {
         return result
     }
 
-    private func send(_ query: SQLQuery, name: String, prepare: Bool, deallocations: [String],
+    private func send(_ query: SQLQuery, name: String, prepare: Bool, begin: IsolationLevel?, deallocations: [String],
                       on handle: OpaquePointer) -> Bool {
         guard PQenterPipelineMode(handle) == 1 else { return false }
         if !deallocations.isEmpty {
             for evicted in deallocations where !sendCommand("DEALLOCATE \(evicted)", on: handle) { return false }
             guard PQpipelineSync(handle) == 1 else { return false }
         }
+        if let begin, !sendCommand(begin.beginSQL, on: handle) { return false }
         if prepare {
             let types = query.binds.map(\.type.rawValue)
             guard PQsendPrepare(handle, name, query.sql, Int32(types.count), types) == 1 else { return false }

@@ -22,22 +22,28 @@ public enum IsolationLevel: Sendable, CaseIterable {
 
 /// The transaction steps the pool's `withTransaction` drives.
 extension PostgresConnection {
-    /// True from `begin` until the commit or rollback.
+    /// True from `beginLazily` until the commit or rollback, even before the BEGIN went out.
     var isInTransaction: Bool {
         guard let handle else { return false }
-        return PQtransactionStatus(handle) != PQTRANS_IDLE
+        return pendingBegin != nil || PQtransactionStatus(handle) != PQTRANS_IDLE
     }
 
-    func begin(_ isolation: IsolationLevel) throws(PostgresError) {
+    /// Starts a transaction without a round trip of its own: the BEGIN goes out with the
+    /// first statement.
+    func beginLazily(_ isolation: IsolationLevel) {
+        pendingBegin = isolation
         transactionFailure = nil
-        try execute(unsafeSQL: isolation.beginSQL)
     }
 
-    /// Commits. A transaction that failed (its body caught the error and returned anyway)
-    /// is rolled back and the error thrown after all, rather than reporting a COMMIT that
-    /// PostgreSQL turned into a ROLLBACK.
+    /// Commits. A transaction in which nothing ran costs nothing; one that failed (its body
+    /// caught the error and returned anyway) is rolled back and the error thrown after all,
+    /// rather than reporting a COMMIT that PostgreSQL turned into a ROLLBACK.
     func commit(file: String = #fileID, line: Int = #line) throws(PostgresError) {
         guard let handle else { throw PostgresError(.connectionLost, details: "connection is closed", file: file, line: line) }
+        if pendingBegin != nil {
+            pendingBegin = nil
+            return
+        }
         if PQtransactionStatus(handle) == PQTRANS_INERROR {
             let failure = transactionFailure
                 ?? PostgresError(.server, sqlState: .inFailedSQLTransaction, details: "the transaction had failed",
@@ -52,6 +58,7 @@ extension PostgresConnection {
     /// clear (ROLLBACK failed, or a statement still running) is closed: the pool then
     /// replaces it instead of lending out a transaction in progress.
     func rollback() {
+        pendingBegin = nil
         transactionFailure = nil
         guard let handle else { return }
         switch PQtransactionStatus(handle) {

@@ -19,6 +19,8 @@ public final class PostgresConnection {
     var statements: PreparedStatementCache
     /// Names evicted from `statements` whose DEALLOCATE has not got through yet.
     var pendingDeallocations: [String] = []
+    /// Set by `beginLazily`: the BEGIN travels with the transaction's first statement.
+    var pendingBegin: IsolationLevel?
     /// The first server error of the current transaction, for a body that caught it.
     var transactionFailure: PostgresError?
     /// Zero waits forever (migrations, seeding).
@@ -75,6 +77,7 @@ public final class PostgresConnection {
     private func forgetSession() {
         statements.removeAll()
         pendingDeallocations = []
+        pendingBegin = nil
         transactionFailure = nil
     }
 
@@ -95,7 +98,7 @@ public final class PostgresConnection {
     /// state alone (no system call): good enough to put a connection back; `isUsable`
     /// looks closer on the way out.
     var isIdleInSession: Bool {
-        guard let handle else { return false }
+        guard let handle, pendingBegin == nil else { return false }
         return PQstatus(handle) == CONNECTION_OK && PQtransactionStatus(handle) == PQTRANS_IDLE
             && PQpipelineStatus(handle) == PQ_PIPELINE_OFF
     }
@@ -114,10 +117,10 @@ public final class PostgresConnection {
         guard let handle else { throw PostgresError(.connectionLost, details: "connection is closed", file: file, line: line) }
         let key = PreparedStatementCache.Key(sql: query.sql, parameterTypes: query.binds.map(\.type.rawValue))
         let name = statements.name(for: key)
-        guard let name, pendingDeallocations.isEmpty else {
+        guard let name, pendingBegin == nil, pendingDeallocations.isEmpty else {
             return try runPipelined(query, key: key, preparedName: name, on: handle, file: file, line: line)
         }
-        // The common case, as cheap as it gets: one message, one answer.
+        // The common case, as cheap as before there was a pipeline: one message, one answer.
         guard sendPrepared(name, binds: query.binds, on: handle) else {
             throw connectionError(handle, sql: query.sql, file: file, line: line)
         }
@@ -128,8 +131,17 @@ public final class PostgresConnection {
     /// transaction control). Never give it input.
     public func execute(unsafeSQL sql: String, file: String = #fileID, line: Int = #line) throws(PostgresError) {
         guard let handle else { throw PostgresError(.connectionLost, details: "connection is closed", file: file, line: line) }
-        guard PQsendQuery(handle, sql) == 1 else { throw connectionError(handle, sql: sql, file: file, line: line) }
-        _ = try awaitResult(on: handle, sql: sql, file: file, line: line)
+        // Several statements in one simple query: a pending BEGIN simply goes first.
+        let text = pendingBegin.map { "\($0.beginSQL);\n\(sql)" } ?? sql
+        guard PQsendQuery(handle, text) == 1 else { throw connectionError(handle, sql: sql, file: file, line: line) }
+        do {
+            _ = try awaitResult(on: handle, sql: sql, file: file, line: line)
+            pendingBegin = nil
+        } catch {
+            // A failure after the BEGIN ran leaves the transaction open (and failed).
+            if let handle = self.handle, PQtransactionStatus(handle) != PQTRANS_IDLE { pendingBegin = nil }
+            throw error
+        }
     }
 
     private static func withCStrings<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {

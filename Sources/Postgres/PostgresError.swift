@@ -15,6 +15,7 @@ public struct SQLState: RawRepresentable, Hashable, Sendable, CustomStringConver
     /// The statement ran past `statement_timeout` and the server cancelled it.
     public static let queryCanceled = SQLState(rawValue: "57014")
     public static let duplicateDatabase = SQLState(rawValue: "42P04")
+    public static let syntaxError = SQLState(rawValue: "42601")
     public static let inFailedSQLTransaction = SQLState(rawValue: "25P02")
 
     /// Errors that mean the database cannot serve the statement now: the server is going
