@@ -6,7 +6,7 @@ import Glibc
 /// `Synchronization.Mutex` where many threads meet: on Linux, Mutex spins before it parks,
 /// and with more threads than cores the spinners burn the time the holder needs — the
 /// profile of /api/ping showed a quarter of all CPU in Mutex's spin loop.
-public final class ParkingLock<State>: @unchecked Sendable {
+public final class ParkingLock<State: Sendable>: @unchecked Sendable {
     /// Allocated, not stored inline: a pthread mutex must never move, and `&` on a stored
     /// property does not promise a stable address.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)

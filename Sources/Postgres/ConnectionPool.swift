@@ -13,7 +13,19 @@ public final class ConnectionPool: Sendable {
         public var size: Int
         public var checkoutTimeout: Duration = .seconds(3)
         public var connectTimeout: Duration = .seconds(2)
-        public var queryTimeout: Duration = .seconds(4)
+        /// The server cancels a statement running longer (SQLSTATE 57014): that request
+        /// fails as unavailable (503), the connection and the pool stay good. Zero: no limit.
+        public var statementTimeout: Duration = .seconds(3)
+        /// The client-side hard limit, for a server that stops answering at all: the
+        /// connection is closed and counts as lost. Defaults to `statementTimeout` + 1.5 s,
+        /// so the server's own cancellation always comes first.
+        public var queryTimeout: Duration {
+            get { explicitQueryTimeout ?? statementTimeout + .milliseconds(1500) }
+            set { explicitQueryTimeout = newValue }
+        }
+        /// Prepared statements kept per connection (least recently used ones are dropped).
+        public var preparedStatementCapacity = 256
+        private var explicitQueryTimeout: Duration?
 
         public init(conninfo: String, size: Int) {
             self.conninfo = conninfo
@@ -35,7 +47,8 @@ public final class ConnectionPool: Sendable {
 
     public let configuration: Configuration
     private let slots: DispatchSemaphore
-    private let idle = ParkingLock<[PostgresConnection]>([])
+    private let idle = IdleConnections()
+    private let lent = LentConnection()
     private let inUse = Atomic<Int>(0)
     private let waiting = Atomic<Int>(0)
     /// Set when the database failed to connect or answer; cleared by the next success.
@@ -49,15 +62,22 @@ public final class ConnectionPool: Sendable {
     }
 
     public var statistics: Statistics {
-        Statistics(inUse: inUse.load(ordering: .relaxed), idle: idle.withLock { $0.count },
-                   waiting: waiting.load(ordering: .relaxed))
+        Statistics(inUse: inUse.load(ordering: .relaxed), idle: idle.count, waiting: waiting.load(ordering: .relaxed))
     }
 
-    /// Lends a connection for the duration of `body`.
+    /// Lends a connection for the duration of `body`; it is the pool's again once `body`
+    /// returns, so do not keep it. Called inside another `withConnection` or
+    /// `withTransaction` of this pool on the same thread, it lends the same connection
+    /// again (see `LentConnection`).
+    ///
     /// While the database is down, one caller at a time tries it (the probe) and the others
     /// fail at once: a frozen or vanished server would otherwise cost every queued request
-    /// a full timeout. The first success ends the outage for everyone.
+    /// a full timeout. The first answer from the server ends the outage for everyone. Only
+    /// a failed connect or a lost connection marks it down: a statement the server
+    /// cancelled (statement_timeout) or refused says nothing against the database.
+    @discardableResult
     public func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        if let connection = lent.current { return try body(connection) }
         var isProbe = false
         if databaseDown.load(ordering: .relaxed) {
             guard probing.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
@@ -72,6 +92,9 @@ public final class ConnectionPool: Sendable {
             return result
         } catch let error as PostgresError where error.kind == .connectionFailed || error.kind == .connectionLost {
             databaseDown.store(true, ordering: .relaxed)
+            throw error
+        } catch let error as PostgresError where error.kind == .server {
+            if isProbe { databaseDown.store(false, ordering: .relaxed) }
             throw error
         }
     }
@@ -93,41 +116,23 @@ public final class ConnectionPool: Sendable {
         }
         let connection = try checkOut()
         defer { checkIn(connection) }
-        return try body(connection)
-    }
-
-    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
-    public func transaction<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
-        try withConnection { connection in
-            try connection.execute(unsafeSQL: "BEGIN")
-            let result: T
-            do {
-                result = try body(connection)
-            } catch {
-                try? connection.execute(unsafeSQL: "ROLLBACK")
-                throw error
-            }
-            try connection.execute(unsafeSQL: "COMMIT")
-            return result
-        }
+        return try lent.lending(connection) { try body(connection) }
     }
 
     /// Closes the idle connections; connections on loan close when they come back.
     public func close() {
-        let connections = idle.withLock { connections in
-            defer { connections = [] }
-            return connections
-        }
-        connections.forEach { $0.close() }
+        idle.removeAll().forEach { $0.close() }
     }
 
     private func checkOut() throws(PostgresError) -> PostgresConnection {
-        while let connection = idle.withLock({ $0.popLast() }) {
+        while let connection = idle.pop() {
             if connection.isUsable { return connection }
             connection.close()
         }
         return try PostgresConnection(conninfo: configuration.conninfo, connectTimeout: configuration.connectTimeout,
-                                      queryTimeout: configuration.queryTimeout)
+                                      statementTimeout: configuration.statementTimeout,
+                                      queryTimeout: configuration.queryTimeout,
+                                      preparedStatementCapacity: configuration.preparedStatementCapacity)
     }
 
     /// A connection left broken or inside a transaction is not reused.
@@ -136,7 +141,39 @@ public final class ConnectionPool: Sendable {
             connection.close()
             return
         }
-        idle.withLock { $0.append(connection) }
+        idle.push(connection)
+    }
+}
+
+/// The idle connections, the one place a connection crosses threads. `PostgresConnection`
+/// is not `Sendable` because two threads must never use one at once; here one goes in only
+/// when the thread that used it is done with it (check-in), and comes out to exactly one
+/// next thread (check-out), both under the lock, so it always has a single user. The
+/// unchecked wrapper stays private to this type so that nothing else can move one.
+/// (`push` cannot take it `sending`: the compiler cannot see that the body given to
+/// `withConnection` kept no reference, which is that method's documented contract.)
+private final class IdleConnections: Sendable {
+    private struct Parked: @unchecked Sendable {
+        let connection: PostgresConnection
+    }
+
+    private let parked = ParkingLock<[Parked]>([])
+
+    var count: Int { parked.withLock { $0.count } }
+
+    func push(_ connection: PostgresConnection) {
+        parked.withLock { $0.append(Parked(connection: connection)) }
+    }
+
+    func pop() -> sending PostgresConnection? {
+        parked.withLock { $0.popLast() }?.connection
+    }
+
+    func removeAll() -> sending [PostgresConnection] {
+        parked.withLock { list in
+            defer { list = [] }
+            return list.map(\.connection)
+        }
     }
 }
 

@@ -12,12 +12,23 @@ public struct SQLState: RawRepresentable, Hashable, Sendable, CustomStringConver
     public static let characterNotInRepertoire = SQLState(rawValue: "22021")
     public static let serializationFailure = SQLState(rawValue: "40001")
     public static let deadlockDetected = SQLState(rawValue: "40P01")
+    /// The statement ran past `statement_timeout` and the server cancelled it.
     public static let queryCanceled = SQLState(rawValue: "57014")
     public static let duplicateDatabase = SQLState(rawValue: "42P04")
+    public static let syntaxError = SQLState(rawValue: "42601")
+    public static let inFailedSQLTransaction = SQLState(rawValue: "25P02")
 
-    /// Errors that mean the server is going away or not taking connections.
+    /// Errors that mean the database cannot serve the statement now: the server is going
+    /// away or not taking connections, or the statement ran out of time (a lock wait, a
+    /// slow plan). Worth a retry later; not the statement's fault.
     public var meansUnavailable: Bool {
-        rawValue.hasPrefix("08") || rawValue.hasPrefix("57P") || rawValue == "53300"
+        rawValue.hasPrefix("08") || rawValue.hasPrefix("57P") || rawValue == "53300" || self == .queryCanceled
+    }
+
+    /// Conflicts between concurrent transactions, which the same transaction run again
+    /// usually gets through.
+    public var meansRetryableConflict: Bool {
+        self == .serializationFailure || self == .deadlockDetected
     }
 }
 
@@ -27,7 +38,9 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible, CustomDeb
     public enum Kind: Sendable, Equatable {
         /// The server could not be reached or refused us.
         case connectionFailed
-        /// The connection broke, or a query ran past its time limit.
+        /// The connection broke, or the server did not answer within the client-side
+        /// `queryTimeout`. (A statement the server cancelled itself, after
+        /// `statement_timeout`, is a `.server` error with `.queryCanceled`.)
         case connectionLost
         /// Every pooled connection stayed busy for the whole wait.
         case poolTimeout

@@ -10,38 +10,7 @@ import TestSupport
 
 @Suite struct ConnectionPoolTests {
     private func makePool(size: Int = 2, checkoutTimeout: Duration = .seconds(3)) throws -> ConnectionPool {
-        var configuration = ConnectionPool.Configuration(conninfo: try TestDatabase.makeDatabase(), size: size)
-        configuration.checkoutTimeout = checkoutTimeout
-        return ConnectionPool(configuration)
-    }
-
-    private func userCount(_ pool: ConnectionPool) throws -> Int {
-        try pool.withConnection { try $0.query("SELECT count(*) AS n FROM users").first!.decode("n") }
-    }
-
-    @Test func transaction_commitsOnReturn() throws {
-        let pool = try makePool()
-        try pool.transaction { try $0.query("INSERT INTO users (email) VALUES ('a@x')") }
-        #expect(try userCount(pool) == 1)
-    }
-
-    @Test func transaction_rollsBackOnThrow() throws {
-        struct Abort: Error {}
-        let pool = try makePool()
-        #expect(throws: Abort.self) {
-            try pool.transaction { connection in
-                try connection.query("INSERT INTO users (email) VALUES ('a@x')")
-                throw Abort()
-            }
-        }
-        #expect(try userCount(pool) == 0)
-        #expect(throws: PostgresError.self) {
-            try pool.transaction { connection in
-                try connection.query("INSERT INTO users (email) VALUES ('b@x')")
-                try connection.query("INSERT INTO users (email) VALUES ('b@x')")
-            }
-        }
-        #expect(try userCount(pool) == 0)
+        try PoolFixtures.makePool(size: size) { $0.checkoutTimeout = checkoutTimeout }
     }
 
     @Test func exhaustedPool_timesOutInsteadOfQueueingForever() throws {

@@ -9,11 +9,13 @@ extension PostgresError: HTTPResponseConvertible {
     static let retryAfterSeconds = 2
 
     public var httpError: HTTPError {
-        if isUnavailable {
-            return HTTPError(.serviceUnavailable, message: "the database is unavailable; try again shortly",
-                             headers: HTTPHeaders([("Retry-After", "\(Self.retryAfterSeconds)")]))
-        }
         switch sqlState {
+        case .queryCanceled?:
+            // The server cancelled a statement past statement_timeout (a lock wait, a slow
+            // plan): this request's problem, and likely gone on a retry.
+            return Self.unavailable("the database took too long; try again shortly")
+        case _ where isUnavailable:
+            return Self.unavailable("the database is unavailable; try again shortly")
         case .uniqueViolation?:
             return HTTPError(.conflict, message: "that already exists")
         case .foreignKeyViolation?:
@@ -21,10 +23,14 @@ extension PostgresError: HTTPResponseConvertible {
         case .characterNotInRepertoire?, .invalidTextRepresentation?:
             return HTTPError(.badRequest, message: "text contains characters that cannot be stored (such as NUL)")
         case .serializationFailure?, .deadlockDetected?:
-            return HTTPError(.serviceUnavailable, message: "the database is busy; try again shortly",
-                             headers: HTTPHeaders([("Retry-After", "1")]))
+            // Only once withTransaction has retried it several times over.
+            return Self.unavailable("the database is busy; try again shortly", retryAfterSeconds: 1)
         default:
             return HTTPError(.internalServerError, message: "internal error")
         }
+    }
+
+    private static func unavailable(_ message: String, retryAfterSeconds: Int = retryAfterSeconds) -> HTTPError {
+        HTTPError(.serviceUnavailable, message: message, headers: HTTPHeaders([("Retry-After", "\(retryAfterSeconds)")]))
     }
 }

@@ -6,7 +6,7 @@ public enum DemoSeed {
     /// True when it seeded; false when the database already had users.
     @discardableResult
     public static func seedIfEmpty(_ pool: ConnectionPool) throws -> Bool {
-        try pool.transaction { connection in
+        try pool.withTransaction { connection in
             let users: Int = try connection.query("SELECT count(*) AS n FROM users").first!.decode("n")
             guard users == 0 else { return false }
             try connection.execute(unsafeSQL: script)

@@ -1,0 +1,63 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension ConnectionPool {
+    /// Runs of a transaction's body before a serialization failure or deadlock is passed on.
+    public static let transactionAttempts = 8
+
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    ///
+    /// **The body may run more than once.** When two transactions conflict — a
+    /// serialization failure (40001) or a deadlock (40P01), at any statement or at COMMIT —
+    /// PostgreSQL aborts one of them; that one is rolled back and its body run again from
+    /// the start, after a short random pause, up to `transactionAttempts` times. Such
+    /// conflicts are a normal part of concurrent writes, not the client's problem. So the
+    /// body should do nothing but database work, or only what is safe to repeat, and must
+    /// not keep state from a failed run.
+    ///
+    /// Inside another `withConnection` or `withTransaction` of this pool on the same thread
+    /// it uses that same connection. Inside a transaction it joins it: no BEGIN, COMMIT or
+    /// retry of its own (the outer transaction's isolation level applies, and a conflict
+    /// propagates so the outer body is run again as a whole).
+    ///
+    /// The BEGIN costs no round trip: it goes out with the body's first statement.
+    @discardableResult
+    public func withTransaction<T>(isolation: IsolationLevel = .readCommitted,
+                                   _ body: (PostgresConnection) throws -> T) throws -> T {
+        try withConnection { connection in
+            if connection.isInTransaction { return try body(connection) }
+            var attempt = 1
+            while true {
+                do {
+                    return try runTransaction(on: connection, isolation: isolation, body)
+                } catch let error as PostgresError
+                            where error.kind == .server && error.sqlState?.meansRetryableConflict == true
+                            && attempt < Self.transactionAttempts {
+                    Self.backOff(after: attempt)
+                    attempt += 1
+                }
+            }
+        }
+    }
+
+    private func runTransaction<T>(on connection: PostgresConnection, isolation: IsolationLevel,
+                                   _ body: (PostgresConnection) throws -> T) throws -> T {
+        connection.beginLazily(isolation)
+        do {
+            let result = try body(connection)
+            try connection.commit()
+            return result
+        } catch {
+            connection.rollback()
+            throw error
+        }
+    }
+
+    /// Exponential (2, 4, 8 … ms, at most 100 ms) with jitter, so that two transactions that
+    /// just collided do not collide again in lockstep.
+    private static func backOff(after attempt: Int) {
+        let ceiling = min(100_000, 2_000 << min(attempt - 1, 16))
+        usleep(UInt32.random(in: UInt32(ceiling / 2)...UInt32(ceiling)))
+    }
+}

@@ -1,0 +1,73 @@
+import CLibPQ
+
+/// How much a transaction sees of the others running beside it (PostgreSQL manual, 13.2).
+public enum IsolationLevel: Sendable, CaseIterable {
+    /// Each statement sees what was committed before it started: PostgreSQL's default.
+    case readCommitted
+    /// Every statement sees the snapshot taken at the first one; a write to a row that
+    /// another transaction changed since fails with 40001.
+    case repeatableRead
+    /// As if the transactions had run one after the other; may fail with 40001 at any
+    /// statement or at COMMIT.
+    case serializable
+
+    var beginSQL: String {
+        switch self {
+        case .readCommitted: "BEGIN ISOLATION LEVEL READ COMMITTED"
+        case .repeatableRead: "BEGIN ISOLATION LEVEL REPEATABLE READ"
+        case .serializable: "BEGIN ISOLATION LEVEL SERIALIZABLE"
+        }
+    }
+}
+
+/// The transaction steps the pool's `withTransaction` drives.
+extension PostgresConnection {
+    /// True from `beginLazily` until the commit or rollback, even before the BEGIN went out.
+    var isInTransaction: Bool {
+        guard let handle else { return false }
+        return pendingBegin != nil || PQtransactionStatus(handle) != PQTRANS_IDLE
+    }
+
+    /// Starts a transaction without a round trip of its own: the BEGIN goes out with the
+    /// first statement.
+    func beginLazily(_ isolation: IsolationLevel) {
+        pendingBegin = isolation
+        transactionFailure = nil
+    }
+
+    /// Commits. A transaction in which nothing ran costs nothing; one that failed (its body
+    /// caught the error and returned anyway) is rolled back and the error thrown after all,
+    /// rather than reporting a COMMIT that PostgreSQL turned into a ROLLBACK.
+    func commit(file: String = #fileID, line: Int = #line) throws(PostgresError) {
+        guard let handle else { throw PostgresError(.connectionLost, details: "connection is closed", file: file, line: line) }
+        if pendingBegin != nil {
+            pendingBegin = nil
+            return
+        }
+        if PQtransactionStatus(handle) == PQTRANS_INERROR {
+            let failure = transactionFailure
+                ?? PostgresError(.server, sqlState: .inFailedSQLTransaction, details: "the transaction had failed",
+                                 file: file, line: line)
+            rollback()
+            throw failure
+        }
+        try execute(unsafeSQL: "COMMIT", file: file, line: line)
+    }
+
+    /// Ends the transaction, whatever state it is in. A connection whose state is not
+    /// clear (ROLLBACK failed, or a statement still running) is closed: the pool then
+    /// replaces it instead of lending out a transaction in progress.
+    func rollback() {
+        pendingBegin = nil
+        transactionFailure = nil
+        guard let handle else { return }
+        switch PQtransactionStatus(handle) {
+        case PQTRANS_IDLE:
+            return
+        case PQTRANS_INTRANS, PQTRANS_INERROR:
+            do { try execute(unsafeSQL: "ROLLBACK") } catch { close() }
+        default:
+            close()
+        }
+    }
+}
