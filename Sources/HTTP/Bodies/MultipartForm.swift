@@ -30,16 +30,22 @@ public struct MultipartForm: Sendable {
     }
 }
 
-/// A file part written to a temporary file in the upload directory. It is deleted when the
-/// last reference goes unless the handler kept it: no half-written or unwanted upload is
-/// ever left behind, whatever path the request took.
+/// A file part written to a temporary file in the upload directory. The server deletes it
+/// once the handler has returned unless the handler kept it (and, as a safety net, when
+/// the last reference goes): no half-written or unwanted upload is ever left behind.
 public final class UploadedFile: Sendable {
     public let fieldName: String
     public let filename: String?
     public let contentType: String?
     public let size: Int
     public let temporaryPath: String
-    private let kept = Atomic<Bool>(false)
+    private let state = Atomic<UInt8>(State.temporary)
+
+    private enum State {
+        static let temporary: UInt8 = 0
+        static let kept: UInt8 = 1
+        static let discarded: UInt8 = 2
+    }
 
     public init(fieldName: String, filename: String?, contentType: String?, size: Int, temporaryPath: String) {
         self.fieldName = fieldName
@@ -52,12 +58,26 @@ public final class UploadedFile: Sendable {
     /// Moves the file to `path` with rename(2): atomic on the same filesystem, so a reader
     /// sees no file or the whole file, never a part.
     public func keep(at path: String) throws(UploadError) {
+        guard state.load(ordering: .acquiring) == State.temporary else {
+            throw UploadError("keeping an upload that is gone", errno: ENOENT)
+        }
         guard rename(temporaryPath, path) == 0 else { throw UploadError("rename to \(path)", errno: errno) }
-        kept.store(true, ordering: .relaxed)
+        state.store(State.kept, ordering: .releasing)
     }
 
-    deinit {
-        if !kept.load(ordering: .relaxed) { unlink(temporaryPath) }
+    /// Deletes the temporary file unless it was kept.
+    func discard() {
+        if state.compareExchange(expected: State.temporary, desired: State.discarded, ordering: .acquiringAndReleasing).exchanged {
+            unlink(temporaryPath)
+        }
+    }
+
+    deinit { discard() }
+}
+
+extension MultipartForm {
+    func discardUnkeptFiles() {
+        for file in files { file.discard() }
     }
 }
 

@@ -125,14 +125,15 @@ extension HTTPConnection {
     }
 
     private func complete() -> Step {
-        var body = RequestBody.empty
-        if var consumer = current?.consumer {
-            current?.consumer = nil
-            do {
-                body = try consumer.finish()
-            } catch {
-                return refuse(error)
-            }
+        guard var consumer = current?.consumer else { return dispatch(body: .empty, closesConnection: false) }
+        current?.consumer = nil
+        let body: RequestBody
+        do {
+            body = try consumer.finish()
+        } catch {
+            // The consumer goes first (its temporary files with it), then the answer.
+            _ = consume consumer
+            return refuse(error)
         }
         return dispatch(body: body, closesConnection: false)
     }

@@ -108,6 +108,9 @@ final class ServerCore: Sendable {
                 response = HTTPError(.internalServerError, message: "internal error").makeResponse()
             }
         }
+        // Before the answer goes out: a client that sees it finds no upload left that the
+        // handler did not keep.
+        if case .form(let form) = exchange.body { form.discardUnkeptFiles() }
         return finish(response, for: exchange, requestID: requestID)
     }
 
