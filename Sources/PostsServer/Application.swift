@@ -25,6 +25,8 @@ public final class Application: Sendable {
         // faster on /api/health than four spare workers), and the wait for a worker is
         // bounded by maxQueueWait instead (503 with Retry-After), as the pool's was.
         http.workerThreads = configuration.databasePoolSize
+        http.maxConnections = configuration.maxConnections
+        http.maxBodyMemory = configuration.maxBodyMemory
         adjustServer(&http)
         server = try Server(configuration: http, router: router, logger: logger,
                             accessLog: accessLog ?? LineAccessLog(format: configuration.logFormat))

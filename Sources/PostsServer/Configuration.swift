@@ -16,6 +16,9 @@ public struct Configuration: Sendable {
     public var databasePoolSize = 2 * ProcessInfo.processInfo.activeProcessorCount
     public var logFormat = LineLogHandler.Format.text
     public var rateLimitPerIP = 120
+    public var maxConnections = 10_000
+    /// Bytes of request bodies held in memory at once, all connections together.
+    public var maxBodyMemory = 64 * 1024 * 1024
 
     public init() {}
 
@@ -73,6 +76,25 @@ public struct Configuration: Sendable {
             configuration.logFormat = parsed
         }
         configuration.rateLimitPerIP = try integer("RATE_LIMIT_IP", in: 0...1_000_000) ?? configuration.rateLimitPerIP
+        configuration.maxConnections = try integer("MAX_CONNECTIONS", in: 1...1_000_000) ?? configuration.maxConnections
+        if let text = value("MAX_BODY_MEMORY") {
+            guard let bytes = parseByteSize(text), bytes >= 64 * 1024 else {
+                throw Invalid(description: "MAX_BODY_MEMORY must be a size of at least 64KiB, like 64MiB, 512KiB, 1GiB "
+                    + "or a number of bytes, not \"\(text)\"")
+            }
+            configuration.maxBodyMemory = bytes
+        }
         return configuration
     }
+}
+
+/// `64MiB`, `512KiB`, `1GiB`, `100B` or plain bytes (`1048576`); nil for anything else.
+func parseByteSize(_ text: String) -> Int? {
+    let units: [(suffix: String, factor: Int)] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10), ("B", 1)]
+    let unit = units.first { text.hasSuffix($0.suffix) } ?? ("", 1)
+    let digits = text.dropLast(unit.suffix.count)
+    guard !digits.isEmpty, digits.count <= 12, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
+          let number = Int(digits) else { return nil }
+    let (bytes, overflow) = number.multipliedReportingOverflow(by: unit.factor)
+    return overflow ? nil : bytes
 }

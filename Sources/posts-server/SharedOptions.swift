@@ -20,6 +20,10 @@ struct SharedOptions: ParsableArguments {
     var logFormat: String?
     @Option(help: "Requests per minute per client address on auth routes and writes; 0 is off (env RATE_LIMIT_IP).")
     var rateLimitIp: Int?
+    @Option(help: "Open connections; past it new ones are closed at once (env MAX_CONNECTIONS, default 10000).")
+    var maxConnections: Int?
+    @Option(help: "Memory for request bodies being received, e.g. 64MiB; past it reading waits (env MAX_BODY_MEMORY).")
+    var maxBodyMemory: String?
 
     func resolve() throws -> Configuration {
         var environment = ProcessInfo.processInfo.environment
@@ -34,6 +38,8 @@ struct SharedOptions: ParsableArguments {
         override("DB_POOL_SIZE", dbPoolSize.map(String.init))
         override("LOG_FORMAT", logFormat)
         override("RATE_LIMIT_IP", rateLimitIp.map(String.init))
+        override("MAX_CONNECTIONS", maxConnections.map(String.init))
+        override("MAX_BODY_MEMORY", maxBodyMemory)
         do {
             return try Configuration.fromEnvironment(environment)
         } catch let error as Configuration.Invalid {

@@ -67,9 +67,22 @@ import TestSupport
         }
     }
 
+    /// The environment's values are invalid: the server starts only if the flags win.
     @Test func flag_winsOverEnvironment() throws {
-        let process = try ServerProcess(["serve", "--port", "notaport"], environment: ["PORT": "8080"])
+        let conninfo = try TestDatabase.makeDatabase()
+        let process = try ServerProcess(["serve", "--no-migrate", "--port", "0", "--max-body-memory", "1MiB"],
+                                        environment: ["DATABASE_URL": conninfo, "PORT": "notaport",
+                                                      "MAX_BODY_MEMORY": "lots"])
+        let port = try #require(process.listeningPort())
+        #expect(port != 0)
+        process.signal(SIGTERM)
+        #expect(process.waitForExit() == 0)
+    }
+
+    @Test func invalidEnvironment_failsNamingTheVariable() throws {
+        let process = try ServerProcess(["serve"], environment: ["DATABASE_URL": "postgres://x@y/z", "PORT": "notaport"])
         #expect(try #require(process.waitForExit()) != 0)
+        #expect(process.lines.contains { $0.contains("PORT") })
     }
 
     @Test func trustMode_refusesNonLoopbackHost() throws {

@@ -12,12 +12,15 @@ import Testing
         #expect(configuration.logFormat == .text)
         #expect(configuration.rateLimitPerIP == 120)
         #expect(configuration.databasePoolSize >= 2)
+        #expect(configuration.maxConnections == 10_000)
+        #expect(configuration.maxBodyMemory == 64 * 1024 * 1024)
     }
 
     @Test func environment_overridesDefaults() throws {
         let configuration = try Configuration.fromEnvironment([
             "DATABASE_URL": "postgres://a@b/c", "HOST": "::1", "PORT": "0", "UPLOAD_DIR": "/tmp/u",
             "AUTH_MODE": "trust", "DB_POOL_SIZE": "3", "LOG_FORMAT": "json", "RATE_LIMIT_IP": "0",
+            "MAX_CONNECTIONS": "500", "MAX_BODY_MEMORY": "512KiB",
         ])
         #expect(configuration.databaseURL == "postgres://a@b/c")
         #expect(configuration.host == "::1")
@@ -26,10 +29,23 @@ import Testing
         #expect(configuration.databasePoolSize == 3)
         #expect(configuration.logFormat == .json)
         #expect(configuration.rateLimitPerIP == 0)
+        #expect(configuration.maxConnections == 500)
+        #expect(configuration.maxBodyMemory == 512 * 1024)
+    }
+
+    @Test func byteSizes_takeBinaryUnitsOrPlainBytes() {
+        #expect(parseByteSize("64MiB") == 64 << 20)
+        #expect(parseByteSize("1GiB") == 1 << 30)
+        #expect(parseByteSize("100B") == 100)
+        #expect(parseByteSize("1048576") == 1 << 20)
+        for bad in ["", "MiB", "64 MiB", "64MB", "-1", "1.5GiB", "99999999999999GiB"] {
+            #expect(parseByteSize(bad) == nil, "\(bad)")
+        }
     }
 
     @Test(arguments: [("PORT", "http"), ("PORT", "70000"), ("DB_POOL_SIZE", "0"), ("AUTH_MODE", "open"),
-                      ("LOG_FORMAT", "xml"), ("RATE_LIMIT_IP", "-1")])
+                      ("LOG_FORMAT", "xml"), ("RATE_LIMIT_IP", "-1"), ("MAX_CONNECTIONS", "0"),
+                      ("MAX_BODY_MEMORY", "64MB"), ("MAX_BODY_MEMORY", "1KiB")])
     func invalidValues_nameTheirVariable(_ name: String, _ value: String) {
         do {
             _ = try Configuration.fromEnvironment([name: value])

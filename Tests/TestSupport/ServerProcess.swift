@@ -46,7 +46,8 @@ public final class ServerProcess: @unchecked Sendable {
         posix_spawn_file_actions_adddup2(&actions, pipe[1], 2)
         clinux_spawn_close_from(&actions, 3)
         var merged = ProcessInfo.processInfo.environment
-        for name in ["DATABASE_URL", "HOST", "PORT", "AUTH_MODE", "LOG_FORMAT", "DB_POOL_SIZE", "UPLOAD_DIR"] {
+        for name in ["DATABASE_URL", "HOST", "PORT", "AUTH_MODE", "LOG_FORMAT", "DB_POOL_SIZE", "UPLOAD_DIR",
+                     "MAX_CONNECTIONS", "MAX_BODY_MEMORY", "RATE_LIMIT_IP"] {
             merged[name] = nil
         }
         merged.merge(environment) { $1 }
