@@ -57,6 +57,6 @@ public struct LineAccessLog: AccessLog {
             ("path", String(entry.path)),
             ("request_id", entry.requestID),
             ("status", String(entry.status)),
-        ]))
+        ]), format: format)
     }
 }
