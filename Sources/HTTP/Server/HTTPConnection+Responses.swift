@@ -26,7 +26,7 @@ extension HTTPConnection {
             releaseBodyMemory()
             guard !closed else { return }
             if !answer.keepAlive { closeAfterWrite = true }
-            outbox += answer.bytes
+            if outbox.isEmpty { outbox = answer.bytes } else { outbox += answer.bytes }
             pendingFile = answer.file.map { ($0, 0) }
             answerQueued = true
             if let stream = answer.stream {
@@ -69,7 +69,8 @@ extension HTTPConnection {
                 return false
             }
         }
-        outbox.removeAll(keepingCapacity: outbox.count <= 64 * 1024)
+        // Nothing is kept between answers: an idle connection holds no buffer.
+        outbox = []
         outboxSent = 0
         return sendPendingFile()
     }

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Measures this build against another build of posts-server (an earlier commit, say) in the
+# same run: same database, same pool, wrk on routes both serve, A,B,A,B rounds, medians.
+#
+#   bench/compare-builds.sh BASELINE_BINARY [seconds]     (default 10 s per round)
+#
+# Env: PATHS (default "/api/ping /api/health"), ROUNDS (2), POOL (4), CONNECTIONS (64),
+# PG_PORT (56433), SHARED (../shared). Build the baseline outside this repository, e.g.
+#   git archive OLD --prefix=baseline/ | tar -x -C /tmp && (cd /tmp/baseline && swift build -c release)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ $# -ge 1 ] || { echo "usage: $0 BASELINE_BINARY [seconds]" >&2; exit 2; }
+baseline=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+secs=${2:-10}
+shared=$(cd "${SHARED:-../shared}" && pwd)
+paths=${PATHS:-"/api/ping /api/health"}
+rounds=${ROUNDS:-2} pool=${POOL:-4} conns=${CONNECTIONS:-64} pg_port=${PG_PORT:-56433}
+ours_port=18082 base_port=18083 pg_dir=/tmp/posts-server-bench-builds-pg
+
+command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
+source scripts/system-packages.sh
+
+pids=()
+cleanup() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    "$shared/bench/pg.sh" stop "$pg_dir" >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
+
+echo "building this server (release)…" >&2
+swift build -c release --product posts-server >/dev/null
+rm -rf "$pg_dir"
+url=$("$shared/bench/pg.sh" start "$pg_dir" "$pg_port")
+DATABASE_URL=$url .build/release/posts-server migrate >/dev/null
+for server in ".build/release/posts-server:$ours_port" "$baseline:$base_port"; do
+    DATABASE_URL=$url PORT=${server##*:} DB_POOL_SIZE=$pool "${server%:*}" serve --no-migrate >/dev/null &
+    pids+=($!)
+done
+for port in $ours_port $base_port; do
+    for _ in $(seq 100); do
+        (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+        sleep 0.1
+    done
+done
+
+rps() {  # url -> req/s of one measured run, after a 2 s warm-up
+    wrk -t2 -c"$conns" -d2s "$1" >/dev/null 2>&1 || true
+    wrk -t2 -c"$conns" -d"${secs}s" "$1" 2>/dev/null | awk '/^Requests\/sec/ { print $2 }'
+}
+median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+
+echo "A = this build, B = $baseline; pool $pool each; $conns connections; $secs s per round" >&2
+printf '%-16s %10s %10s %7s\n' path A_req/s B_req/s A/B
+for path in $paths; do
+    ra="" rb=""
+    for _ in $(seq "$rounds"); do
+        ra="$ra $(rps "http://127.0.0.1:$ours_port$path")"
+        rb="$rb $(rps "http://127.0.0.1:$base_port$path")"
+    done
+    ma=$(median <<<"$ra") mb=$(median <<<"$rb")
+    printf '%-16s %10.0f %10.0f %7s\n' "$path" "$ma" "$mb" "$(awk -v x="$ma" -v y="$mb" 'BEGIN { print (y > 0 ? sprintf("%.2f", x / y) : "-") }')"
+done
