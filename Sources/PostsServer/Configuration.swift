@@ -78,8 +78,9 @@ public struct Configuration: Sendable {
         configuration.rateLimitPerIP = try integer("RATE_LIMIT_IP", in: 0...1_000_000) ?? configuration.rateLimitPerIP
         configuration.maxConnections = try integer("MAX_CONNECTIONS", in: 1...1_000_000) ?? configuration.maxConnections
         if let text = value("MAX_BODY_MEMORY") {
-            guard let bytes = parseByteSize(text), bytes >= 64 * 1024 else {
-                throw Invalid(description: "MAX_BODY_MEMORY must be a size of at least 64KiB, like 64MiB, 512KiB, 1GiB "
+            // At least one JSON body's worth (1 MiB), or a single body could outgrow it.
+            guard let bytes = parseByteSize(text), bytes >= 1 << 20 else {
+                throw Invalid(description: "MAX_BODY_MEMORY must be a size of at least 1MiB, like 64MiB, 1024KiB, 1GiB "
                     + "or a number of bytes, not \"\(text)\"")
             }
             configuration.maxBodyMemory = bytes

@@ -120,6 +120,34 @@ private struct PNGCountingConsumer: BodyConsumer {
         #expect(server.bodyMemoryInUse == 0)
     }
 
+    /// Memory that stays spent does not leave a body waiting forever: it gets a 503 once it
+    /// has waited the grace period.
+    @Test func bodyWaitingTooLongForMemory_gets503() throws {
+        let gate = Gate()
+        let server = try TestHTTPServer.start(configure: {
+            $0.maxBodyMemory = 64 * 1024
+            $0.bodyGracePeriod = .milliseconds(300)
+        }, routes: { router in
+            router.post("/hold", bodyLimit: 64 * 1024) { _, _ in
+                gate.pass()
+                return Response()
+            }
+        })
+        defer { server.stop() }
+        let body = String(repeating: "x", count: 40 * 1024)
+        let holder = try RawHTTPClient(port: server.port)
+        try holder.send("POST /hold HTTP/1.1\r\nHost: t\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+        try #require(gate.waitUntilEntered())
+        let waiter = try RawHTTPClient(port: server.port)
+        try waiter.send("POST /hold HTTP/1.1\r\nHost: t\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+        let response = try waiter.readResponse()
+        #expect(response.status == 503)
+        #expect(response.header("Retry-After") == "1")
+        #expect(server.bodiesWaitingForMemory == 0)
+        gate.open()
+        #expect(try holder.readResponse().status == 200)
+    }
+
     @Test func connectionsPastTheCap_areClosedAtOnceAndServiceGoesOn() throws {
         let server = try TestHTTPServer.start(configure: { $0.maxConnections = 3 }, routes: Self.routes)
         defer { server.stop() }

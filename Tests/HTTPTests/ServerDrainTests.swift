@@ -98,6 +98,43 @@ import TestSupport
         gate.open()
     }
 
+    /// An answer that refused a request (413 here) ends the request: the stop does not wait
+    /// for the connection's linger.
+    @Test func refusedRequest_doesNotHoldUpTheStop() throws {
+        let server = try TestHTTPServer.start(routes: { router in
+            router.post("/upload", bodyLimit: 1024 * 1024) { _, _ in Response() }
+        })
+        let client = try RawHTTPClient(port: server.port)
+        #expect(try client.exchange("POST /upload HTTP/1.1\r\nHost: t\r\nContent-Length: 2000000\r\n\r\n").status == 413)
+        let started = ContinuousClock.now
+        server.stop()
+        #expect(ContinuousClock.now - started < .seconds(1))
+    }
+
+    /// A handler that returns a stream after the stop began: the stream ends at once
+    /// instead of running until the grace period cuts it off.
+    @Test func streamStartingDuringTheStop_endsAtOnce() throws {
+        let gate = Gate()
+        let server = try TestHTTPServer.start(configure: { $0.shutdownGracePeriod = .seconds(8) }, routes: { router in
+            router.get("/events") { _, _ in
+                gate.pass()
+                return Response(body: .stream(ResponseStream { writer in writer.write(Array("hello".utf8)) }))
+            }
+        })
+        let client = try RawHTTPClient(port: server.port)
+        try client.send("GET /events HTTP/1.1\r\nHost: t\r\n\r\n")
+        try #require(gate.waitUntilEntered())
+        let started = ContinuousClock.now
+        let stopped = Self.stopInBackground(server)
+        // The listener closing says the stop has begun.
+        #expect(waitUntil { (try? RawHTTPClient(port: server.port)) == nil })
+        gate.open()
+        #expect(try client.readHead().status == 200)
+        #expect(try client.readChunk() == nil)
+        #expect(stopped.wait(timeout: .now() + 5) == .success)
+        #expect(ContinuousClock.now - started < .seconds(4))
+    }
+
     /// Two stops at once (SIGTERM during a test's own stop, say): one does the work, the
     /// other returns; neither hangs nor crashes.
     @Test func concurrentStops_areHarmless() throws {

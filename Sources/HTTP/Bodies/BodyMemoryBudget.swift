@@ -1,57 +1,89 @@
 import Locking
+import Synchronization
 
 /// The memory all connections together may hold in request bodies being received
 /// (`MAX_BODY_MEMORY`). A request reserves what its consumer may hold before its body is
-/// read; when the budget is spent, the connection simply stops reading until a reservation
-/// is given back (backpressure: TCP slows the client down), and is woken then.
+/// read; when the budget is spent, the connection simply stops reading (backpressure: TCP
+/// slows the client down) and waits its turn, first come first served, until memory is
+/// given back; then it is granted its share and woken.
 ///
-/// A body waits with nothing reserved and, once it has its reservation, needs nothing more
-/// to finish: so waiting cannot deadlock, and how long a reservation is held is bounded by
-/// the body's minimum rate.
+/// A body waits with nothing reserved and, once granted, needs nothing more to finish: so
+/// waiting cannot deadlock, and how long a grant is held is bounded by the body's minimum
+/// rate. How long a body may wait is the connection's business (it answers 503).
 final class BodyMemoryBudget: Sendable {
-    typealias Waiter = @Sendable () -> Void
+    /// One body's claim on the budget.
+    final class Ticket: Sendable {
+        let bytes: Int
+        fileprivate let onGrant: @Sendable () -> Void
+        fileprivate let state = Atomic<UInt8>(State.waiting)
 
-    private struct State {
+        fileprivate enum State {
+            static let waiting: UInt8 = 0
+            static let granted: UInt8 = 1
+            static let returned: UInt8 = 2
+        }
+
+        fileprivate init(bytes: Int, onGrant: @escaping @Sendable () -> Void) {
+            self.bytes = bytes
+            self.onGrant = onGrant
+        }
+
+        var isGranted: Bool { state.load(ordering: .acquiring) == State.granted }
+    }
+
+    private struct Queue: Sendable {
         var available: Int
-        var waiters: [Waiter] = []
+        var waiting: [Ticket] = []
     }
 
     let capacity: Int
-    private let state: ParkingLock<State>
+    private let queue: ParkingLock<Queue>
 
     init(capacity: Int) {
         self.capacity = max(1, capacity)
-        state = ParkingLock(State(available: self.capacity))
+        queue = ParkingLock(Queue(available: self.capacity))
     }
 
-    /// Reserves `bytes` (at most the whole budget, so that any single body can fit) and
-    /// returns the amount reserved; or nil, and `waiter` runs once memory has been given back.
-    func reserve(_ bytes: Int, orWait waiter: @escaping Waiter) -> Int? {
-        let amount = min(max(0, bytes), capacity)
-        return state.withLock { state -> Int? in
-            if amount <= state.available {
-                state.available -= amount
-                return amount
+    /// A claim on `bytes` (at most the whole budget, so that any single body can fit),
+    /// granted at once if nobody waits before it and it fits; otherwise it waits in line and
+    /// `onGrant` runs (on the thread that gave memory back) when it is granted.
+    func claim(_ bytes: Int, onGrant: @escaping @Sendable () -> Void) -> Ticket {
+        let ticket = Ticket(bytes: min(max(0, bytes), capacity), onGrant: onGrant)
+        queue.withLock { queue in
+            if queue.waiting.isEmpty && ticket.bytes <= queue.available {
+                queue.available -= ticket.bytes
+                ticket.state.store(Ticket.State.granted, ordering: .releasing)
+            } else {
+                queue.waiting.append(ticket)
             }
-            state.waiters.append(waiter)
-            return nil
         }
+        return ticket
     }
 
-    /// Gives a reservation back and wakes everyone waiting: each tries again, and those
-    /// that still do not fit wait again.
-    func release(_ bytes: Int) {
-        guard bytes > 0 else { return }
-        let woken = state.withLock { state -> [Waiter] in
-            state.available += bytes
-            defer { state.waiters = [] }
-            return state.waiters
+    /// Gives a ticket's memory back (or takes it out of the line, if it was still waiting)
+    /// and grants the tickets now at the front of the line that fit. Safe to call twice.
+    func giveBack(_ ticket: Ticket) {
+        let granted = queue.withLock { queue -> [Ticket] in
+            let previous = ticket.state.exchange(Ticket.State.returned, ordering: .acquiringAndReleasing)
+            switch previous {
+            case Ticket.State.granted: queue.available += ticket.bytes
+            case Ticket.State.waiting: queue.waiting.removeAll { $0 === ticket }
+            default: return []
+            }
+            var granted: [Ticket] = []
+            while let next = queue.waiting.first, next.bytes <= queue.available {
+                queue.waiting.removeFirst()
+                queue.available -= next.bytes
+                next.state.store(Ticket.State.granted, ordering: .releasing)
+                granted.append(next)
+            }
+            return granted
         }
-        for waiter in woken { waiter() }
+        for ticket in granted { ticket.onGrant() }
     }
 
-    var inUse: Int { capacity - state.withLock { $0.available } }
+    var inUse: Int { capacity - queue.withLock { $0.available } }
 
     /// Bodies waiting for memory now.
-    var waiting: Int { state.withLock { $0.waiters.count } }
+    var waiting: Int { queue.withLock { $0.waiting.count } }
 }

@@ -4,6 +4,9 @@
 ///
 /// Every connection is watched one-shot: after it reports an event it stays silent until it
 /// is re-armed, so exactly one thread acts on a connection at a time (see `EventLoop`).
+/// Threads: `poll` runs on the loop's own thread only; `add`, `rearm`, `remove` and `wake`
+/// are called from workers too (a worker re-arms the connection it hands back), so they
+/// must be safe from any thread.
 protocol Poller: AnyObject, Sendable {
     /// Watches a listening socket for connections to accept, shared fairly between loops.
     func addListener(_ fd: Int32, token: UInt64) throws

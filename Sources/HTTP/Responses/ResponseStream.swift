@@ -3,7 +3,8 @@
 /// writer, which the producer keeps and writes to from any thread.
 ///
 /// A stream is not a request in flight: it does not hold up a stop (on SIGTERM it is ended
-/// at once), and it is not idle either (no write timeout while it is open).
+/// at once), and it is not idle either (no write timeout while it is open). A client that
+/// closes its side (end of input) ends the stream: streams are for clients that listen.
 public struct ResponseStream: Sendable {
     /// Bytes that may wait in the server for a client that reads slowly (beyond what its
     /// socket buffer took); a write past it is refused with `.overLimit`.

@@ -6,8 +6,9 @@ import Locking
 public final class StreamWriter: Sendable {
     public enum WriteResult: Sendable, Equatable {
         case queued
-        /// The client is not keeping up: `queueLimit` bytes already wait for it. Nothing
-        /// was queued; a producer usually cancels the stream now.
+        /// The client is not keeping up: more than `queueLimit` bytes wait for it beyond
+        /// what its socket took (or a burst outran the loop by twice that). Nothing was
+        /// queued; a producer usually cancels the stream now.
         case overLimit
         /// The stream has ended (client gone, server stopping, or finished).
         case closed
@@ -47,7 +48,11 @@ public final class StreamWriter: Sendable {
         guard !bytes.isEmpty else { return .queued }
         let (result, wake) = mailbox.withLock { box -> (WriteResult, Bool) in
             if box.closed || box.finished || box.cancelled { return (.closed, false) }
-            if box.queuedBytes + box.unsentBytes + bytes.count > queueLimit { return (.overLimit, false) }
+            // Judged by what the socket refused at the loop's last attempt; bytes not yet
+            // offered to it say nothing about the client, but are capped all the same.
+            if box.unsentBytes > queueLimit || box.queuedBytes + bytes.count > 2 * queueLimit {
+                return (.overLimit, false)
+            }
             box.chunks.append(bytes)
             box.queuedBytes += bytes.count
             return (.queued, box.takeWake())
@@ -67,7 +72,8 @@ public final class StreamWriter: Sendable {
     }
 
     /// Runs `handler` once, when the stream has ended for whatever reason; at once if it
-    /// already has. The handler runs on the loop thread: keep it short.
+    /// already has. It runs on the thread that ended the stream (the connection's loop or
+    /// worker, or this caller): keep it short and non-blocking.
     public func onClose(_ handler: @escaping @Sendable () -> Void) {
         let alreadyClosed = mailbox.withLock { box -> Bool in
             if box.closed { return true }

@@ -94,16 +94,17 @@ extension HTTPConnection {
         return dispatch(body: .empty, closesConnection: true)
     }
 
-    /// Takes the body's memory from the budget, or waits for it without reading on. Nil
+    /// Claims the body's memory from the budget, or waits its turn without reading on. Nil
     /// once it has it and the body may be read.
     func reserveBodyMemory() -> Step? {
-        guard let wanted = current?.memoryWanted else { return nil }
-        guard let granted = core.bodyMemory.reserve(wanted, orWait: { [loop, id] in loop.schedule(id) }) else {
-            phase = .awaitingMemory
+        guard let request = current, request.consumer != nil else { return nil }
+        let ticket = request.memoryTicket
+            ?? core.bodyMemory.claim(request.memoryWanted, onGrant: { [loop, id] in loop.schedule(id) })
+        current?.memoryTicket = ticket
+        guard ticket.isGranted else {
+            if case .awaitingMemory = phase {} else { phase = .awaitingMemory(since: Self.now()) }
             return .awaitMemory
         }
-        current?.memoryReserved = granted
-        current?.memoryWanted = 0
         // The body clock starts when we are ready to read it, not while we made it wait.
         phase = .readingBody(since: Self.now())
         if current?.head.expectsContinue == true {
@@ -165,14 +166,16 @@ extension HTTPConnection {
                               since: current?.receivedAt)
         phase = .writing(lastProgress: Self.now())
         guard flush() else { return .close }
-        return hasPendingOutput ? .awaitOutput : .linger
+        // Answered: no longer in flight, even while the connection lingers.
+        return hasPendingOutput ? .awaitOutput : afterWrite()
     }
 
-    /// Gives the body's memory back to the budget (others may be waiting for it).
+    /// Gives the body's memory back to the budget (others may be waiting for it), or leaves
+    /// the line if it was still waiting.
     func releaseBodyMemory() {
-        guard let reserved = current?.memoryReserved, reserved > 0 else { return }
-        current?.memoryReserved = 0
-        core.bodyMemory.release(reserved)
+        guard let ticket = current?.memoryTicket else { return }
+        current?.memoryTicket = nil
+        core.bodyMemory.giveBack(ticket)
     }
 
     /// The request's answer is out (or the connection is gone): it is no longer in flight.

@@ -49,7 +49,8 @@ extension HTTPConnection {
             finishRequest()
             phase = .idle(since: Self.now(), isNew: false)
         }
-        if closeAfterWrite { return .linger }
+        // Only once the request is answered: a `100 Continue` going out is not the end.
+        if closeAfterWrite && !requestInFlight { return .linger }
         if core.isStopping && parser.isIdle { return .close }
         return nextStep()
     }
@@ -64,6 +65,12 @@ extension HTTPConnection {
                 outboxSent += count
                 noteWriteProgress()
             case .wouldBlock:
+                // A stream appends while the socket is full: what went out must not stay
+                // at the front, or a long stream to a steady reader keeps all it ever sent.
+                if outboxSent >= 64 * 1024 {
+                    outbox.removeFirst(outboxSent)
+                    outboxSent = 0
+                }
                 return true
             case .closed:
                 return false
@@ -99,14 +106,16 @@ extension HTTPConnection {
 
     // MARK: Streams
 
-    /// The head is queued: the request counts as answered (a stream does not hold up a
-    /// stop), and the producer gets its writer.
+    /// The head is queued and the producer gets its writer. The request stays in flight
+    /// until the loop takes the stream over (`pumpStream`), so that a stop cannot pass it by
+    /// while a worker still starts it; from then on a stream does not hold up a stop. A
+    /// stream that starts after the stop began ends at once.
     private func startStream(_ body: ResponseStream, version: RequestHead.Version, onWorker: Bool) {
-        finishRequest()
         let writer = StreamWriter(queueLimit: body.queueLimit, wakeLoop: { [loop, id] in loop.schedule(id) })
         stream = OpenStream(writer: writer, chunked: version == .http1_1)
         phase = .streaming
         body.start(writer)
+        if core.isStopping { return endStreamForShutdown() }
         guard flush() else { return close() }
         proceed(.stream, onWorker: onWorker)
     }
@@ -139,6 +148,7 @@ extension HTTPConnection {
     /// Moves what the producer wrote into the outbox, framed, and sends what the socket takes.
     func pumpStream() {
         guard var open = stream else { return }
+        if requestInFlight { finishRequest() }
         let delivery = open.writer.takeDelivery()
         if delivery.cancelled { return close() }
         for chunk in delivery.chunks { appendStreamBytes(chunk, chunked: open.chunked) }

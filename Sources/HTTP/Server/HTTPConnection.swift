@@ -16,7 +16,7 @@ final class HTTPConnection: @unchecked Sendable {
         case idle(since: UInt64, isNew: Bool)
         case readingHead(deadline: UInt64)
         /// The head is in; the body waits for memory from the body budget (nothing is read).
-        case awaitingMemory
+        case awaitingMemory(since: UInt64)
         case readingBody(since: UInt64)
         /// A worker has the request.
         case handling
@@ -45,9 +45,9 @@ final class HTTPConnection: @unchecked Sendable {
         let match: Router.Match
         let receivedAt: UInt64
         var consumer: (any BodyConsumer)?
-        /// What the consumer asked of the body budget, and what it holds of it.
+        /// What the consumer asked of the body budget, and its claim once made.
         var memoryWanted = 0
-        var memoryReserved = 0
+        var memoryTicket: BodyMemoryBudget.Ticket?
         /// The route takes no body, and the body is already here: it is passed over so the
         /// connection can go on.
         var skippingBody = false
@@ -73,6 +73,7 @@ final class HTTPConnection: @unchecked Sendable {
     var closed = false
     var outbox: [UInt8] = []
     var outboxSent = 0
+    var lingerDrained = 0
     var pendingFile: (body: FileBody, offset: Int)?
     var stream: OpenStream?
 
@@ -86,7 +87,7 @@ final class HTTPConnection: @unchecked Sendable {
         self.phase = .idle(since: Self.now(), isNew: true)
     }
 
-    var isOwnedByWorker: Bool { ownedByWorker.load(ordering: .acquiring) }
+    var isOwnedByWorker: Bool { ownedByWorker.load(ordering: .sequentiallyConsistent) }
 
     static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
@@ -111,9 +112,12 @@ final class HTTPConnection: @unchecked Sendable {
         proceed(readAndParse())
     }
 
-    /// Someone scheduled this connection (see `EventLoop.schedule`): memory may have been
-    /// freed, or a stream's producer has written.
+    /// Someone scheduled this connection (see `EventLoop.schedule`): its body memory may
+    /// have been granted, a stream's producer has written, or a worker handed it back after
+    /// the stop had begun (and the stop's sweep of idle connections had passed it by).
     func handleScheduled() {
+        guard !closed else { return }
+        if core.isStopping { beginShutdown() }
         guard !closed else { return }
         switch phase {
         case .awaitingMemory: proceed(reserveBodyMemory() ?? nextStep())
@@ -122,16 +126,24 @@ final class HTTPConnection: @unchecked Sendable {
         }
     }
 
+    /// Reads and drops what the client still sends after our last answer, but not without
+    /// end: past `maxLingerBytes` the connection just closes.
     private func drainWhileLingering() {
         let buffer = loop.readBuffer
-        while true {
+        for _ in 0..<Self.lingerReadsPerEvent {
             switch Socket.read(socket.fd, into: buffer) {
-            case .transferred: continue
+            case .transferred(let count):
+                lingerDrained += count
+                if lingerDrained > Self.maxLingerBytes { return close() }
             case .wouldBlock: return proceed(.awaitInput)
             case .closed: return close()
             }
         }
+        proceed(.awaitInput)
     }
+
+    private static let lingerReadsPerEvent = 4
+    private static let maxLingerBytes = 1024 * 1024
 
     // MARK: Whoever owns it
 
@@ -157,8 +169,8 @@ final class HTTPConnection: @unchecked Sendable {
         case .stream:
             release(streamInterest, onWorker: onWorker)
             // Writes made while a worker still held the connection found it not the loop's;
-            // look again now that it is.
-            if onWorker { loop.schedule(id) }
+            // the loop looks again now that it is (and takes the stream over from there).
+            if onWorker { loop.schedule(id) } else { pumpStream() }
         case .linger:
             shutdown(socket.fd, Int32(SHUT_WR))
             phase = .lingering(since: Self.now())
@@ -174,13 +186,12 @@ final class HTTPConnection: @unchecked Sendable {
     /// thread must not touch the connection again — not even to close it if re-arming
     /// fails: that only happens when a stop has already closed it.
     private func release(_ interest: PollInterest?, onWorker: Bool) {
-        ownedByWorker.store(false, ordering: .releasing)
-        if let interest {
-            loop.poller.rearm(socket.fd, token: id, interest: interest)
-        } else if onWorker {
-            // A wake-up meant for the loop may have come while the worker held it.
-            loop.schedule(id)
-        }
+        // Sequentially consistent, like the stop's flag: either the stop's sweep sees this
+        // connection as the loop's, or this thread sees the stop (and schedules a look).
+        ownedByWorker.store(false, ordering: .sequentiallyConsistent)
+        if let interest { loop.poller.rearm(socket.fd, token: id, interest: interest) }
+        // A wake-up meant for the loop may have come while the worker held it.
+        if onWorker && (interest == nil || core.isStopping) { loop.schedule(id) }
     }
 
     // MARK: Deadlines, stopping and closing (by the owner)
@@ -203,7 +214,13 @@ final class HTTPConnection: @unchecked Sendable {
             if now >= lastProgress + timeouts.idle { close() }
         case .lingering(let since):
             if now >= since + timeouts.linger { close() }
-        case .awaitingMemory, .handling, .streaming:
+        case .awaitingMemory(let since):
+            // Others hold the budget with bodies of their own: a clear answer, not a hang.
+            if now >= since + timeouts.bodyGrace {
+                proceed(refuse(HTTPError(.serviceUnavailable, message: "the server is busy receiving other uploads; try again shortly",
+                                         headers: HTTPHeaders([("Retry-After", "1")]))))
+            }
+        case .handling, .streaming:
             break
         }
     }

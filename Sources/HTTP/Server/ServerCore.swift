@@ -53,11 +53,13 @@ final class ServerCore: Sendable {
         self.workers = WorkerPool(threads: configuration.workerThreads, name: "http-worker")
     }
 
-    var isStopping: Bool { stopping.load(ordering: .relaxed) }
+    /// Sequentially consistent, as is a worker's hand-back of a connection (see
+    /// `HTTPConnection.release`): one of the two always sees the other.
+    var isStopping: Bool { stopping.load(ordering: .sequentiallyConsistent) }
 
     /// True for the one caller that starts the stop.
     func beginStopping() -> Bool {
-        stopping.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged
+        stopping.compareExchange(expected: false, desired: true, ordering: .sequentiallyConsistent).exchanged
     }
 
     var connectionCount: Int { openConnections.load(ordering: .relaxed) }
