@@ -117,12 +117,16 @@ final class HTTPConnection: @unchecked Sendable {
     /// the stop had begun (and the stop's sweep of idle connections had passed it by).
     func handleScheduled() {
         guard !closed else { return }
-        if core.isStopping { beginShutdown() }
-        guard !closed else { return }
         switch phase {
-        case .awaitingMemory: proceed(reserveBodyMemory() ?? nextStep())
-        case .streaming: pumpStream()
-        default: break
+        case .awaitingMemory:
+            if core.isStopping { closeAfterWrite = true }
+            proceed(reserveBodyMemory() ?? nextStep())
+        case .streaming:
+            if core.isStopping { return endStreamForShutdown() }
+            pumpStream()
+        default:
+            // Nothing after this: it may hand the connection to a worker.
+            if core.isStopping { beginShutdown() }
         }
     }
 
