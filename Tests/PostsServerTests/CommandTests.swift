@@ -21,7 +21,8 @@ import TestSupport
         let health = try client.exchange("GET /api/health?probe=1 HTTP/1.1\r\nHost: t\r\nX-Request-Id: probe-42\r\n\r\n")
         #expect(health.status == 200)
         let access = try #require(process.waitForLine(containing: "request_id=probe-42"))
-        for field in ["info request", "method=GET", "path=/api/health ", "status=200", "bytes=36", "duration_ms="] {
+        for field in ["info request", "method=GET", "path=/api/health ", "route=/api/health ", "status=200", "bytes=36",
+                      "duration_ms="] {
             #expect(access.contains(field), "\(access)")
         }
         process.signal(SIGTERM)
@@ -108,6 +109,15 @@ import TestSupport
             #expect(process.lines.contains { $0.contains("seeded demo users and posts") } == (run == 0))
             let client = try RawHTTPClient(port: port)
             #expect(try client.exchange("GET /api/health HTTP/1.1\r\nHost: t\r\n\r\n").status == 200)
+            if run == 0 {
+                // dev logs each sign-in code, so no mailer is needed.
+                let body = #"{"email":"dev@example.com"}"#
+                let sent = try client.exchange("POST /api/auth/send-code HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+                                               + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)")
+                #expect(sent.status == 200)
+                let logged = try #require(process.waitForLine(containing: "sign-in code"))
+                #expect(logged.contains("email=dev@example.com") && logged.firstMatch(of: /code=[0-9]{6}/) != nil)
+            }
             process.signal(SIGINT)
             #expect(process.waitForExit() == 0)
             #expect(process.lines.contains { $0.contains("stopping the private PostgreSQL cluster") })

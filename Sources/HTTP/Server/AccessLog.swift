@@ -5,6 +5,8 @@ public struct AccessLogEntry: Sendable {
     public let method: String
     /// The path as sent, without the query (which may carry tokens or emails).
     public let path: Substring
+    /// The matched route's pattern (`/api/posts/:id`), or nil when no route matched.
+    public let route: String?
     public let status: Int
     /// Body bytes sent.
     public let bytes: Int
@@ -27,6 +29,7 @@ public struct LoggerAccessLog: AccessLog {
     public func record(_ entry: AccessLogEntry) {
         logger.info("request", metadata: [
             "method": .string(entry.method), "path": .string(String(entry.path)),
+            "route": .string(entry.route ?? "-"),
             "status": .stringConvertible(entry.status), "bytes": .stringConvertible(entry.bytes),
             "duration_ms": .string(AccessLogEntry.milliseconds(entry.durationNanoseconds)),
             "request_id": .string(entry.requestID),

@@ -139,7 +139,9 @@ final class ServerCore: Sendable {
             case .stream(let stream): answer.stream = stream
             }
         }
-        logAccess(method: head.method.rawValue, target: head.target, status: response.status.code,
+        var route: String?
+        if case .found(let matched, _) = exchange.match { route = matched.pattern }
+        logAccess(method: head.method.rawValue, target: head.target, route: route, status: response.status.code,
                   bytes: sendsBody ? response.body.length ?? 0 : 0, since: exchange.receivedAt, requestID: requestID)
         return answer
     }
@@ -148,17 +150,17 @@ final class ServerCore: Sendable {
     func render(_ error: HTTPError, method: HTTPMethod?, target: String?, since: UInt64?) -> [UInt8] {
         let requestID = RequestID.make()
         let response = error.makeResponse()
-        logAccess(method: method?.rawValue ?? "-", target: target ?? "-", status: error.status.code,
+        logAccess(method: method?.rawValue ?? "-", target: target ?? "-", route: nil, status: error.status.code,
                   bytes: response.body.length ?? 0, since: since ?? DispatchTime.now().uptimeNanoseconds,
                   requestID: requestID)
         return response.serializeHead(requestID: requestID, date: HTTPDate.now(), keepAlive: false, version: .http1_1)
             + (response.body.inlineBytes ?? [])
     }
 
-    private func logAccess(method: String, target: String, status: Int, bytes: Int, since: UInt64,
+    private func logAccess(method: String, target: String, route: String?, status: Int, bytes: Int, since: UInt64,
                            requestID: String) {
         let path = target.firstIndex(of: "?").map { target[..<$0] } ?? Substring(target)
-        accessLog.record(AccessLogEntry(method: method, path: path, status: status, bytes: bytes,
+        accessLog.record(AccessLogEntry(method: method, path: path, route: route, status: status, bytes: bytes,
                                         durationNanoseconds: DispatchTime.now().uptimeNanoseconds &- since,
                                         requestID: requestID))
     }

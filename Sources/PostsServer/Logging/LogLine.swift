@@ -56,6 +56,7 @@ public struct LineAccessLog: AccessLog {
             ("method", entry.method),
             ("path", String(entry.path)),
             ("request_id", entry.requestID),
+            ("route", entry.route ?? "-"),
             ("status", String(entry.status)),
         ]), format: format)
     }
