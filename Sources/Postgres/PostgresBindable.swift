@@ -86,3 +86,31 @@ enum PostgresEpoch {
     /// Seconds from 1970-01-01 to 2000-01-01, PostgreSQL's epoch for binary timestamps.
     static let unixOffset: TimeInterval = 946_684_800
 }
+
+/// A one-dimensional array parameter (`= ANY(…)`, `unnest(…)`), in PostgreSQL's binary
+/// array format: a header, then each element with its length.
+public struct PostgresArray: PostgresBindable {
+    public let postgresValue: PostgresValue
+
+    public init(_ strings: [String]) {
+        self.init(elements: strings.map { Array($0.utf8) }, type: .textArray, elementType: .text)
+    }
+
+    public init(_ integers: [Int64]) {
+        self.init(elements: integers.map(\.bigEndianBytes), type: .int8Array, elementType: .int8)
+    }
+
+    private init(elements: [[UInt8]], type: PostgresType, elementType: PostgresType) {
+        var bytes: [UInt8] = []
+        bytes += Int32(1).bigEndianBytes                        // dimensions
+        bytes += Int32(0).bigEndianBytes                        // no NULL elements
+        bytes += elementType.rawValue.bigEndianBytes
+        bytes += Int32(elements.count).bigEndianBytes
+        bytes += Int32(1).bigEndianBytes                        // lower bound
+        for element in elements {
+            bytes += Int32(element.count).bigEndianBytes
+            bytes += element
+        }
+        postgresValue = PostgresValue(type: type, bytes: bytes)
+    }
+}

@@ -21,6 +21,8 @@ public struct PostgresType: RawRepresentable, Hashable, Sendable {
     public static let timestamptz = PostgresType(rawValue: 1184)
     public static let uuid = PostgresType(rawValue: 2950)
     public static let jsonb = PostgresType(rawValue: 3802)
+    public static let textArray = PostgresType(rawValue: 1009)
+    public static let int8Array = PostgresType(rawValue: 1016)
 
     var isText: Bool {
         self == .text || self == .varchar || self == .bpchar || self == .name || self == .json

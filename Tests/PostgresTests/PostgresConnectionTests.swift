@@ -90,6 +90,21 @@ import TestSupport
         #expect(error.map { !$0.description.contains("INSERT") } == true)
     }
 
+    @Test func arrays_bindAsOneParameter() throws {
+        let connection = try connect()
+        let texts = ["a", "", "x'); DROP TABLE posts; --", "héllo"]
+        let row = try connection.query("""
+            SELECT array_length(\(PostgresArray(texts)), 1) AS count,
+                   (SELECT string_agg(t, '|' ORDER BY n) FROM unnest(\(PostgresArray(texts))) WITH ORDINALITY AS u(t, n)) AS joined,
+                   \(Int64(7)) = ANY(\(PostgresArray([Int64(3), 7, Int64.max]))) AS found,
+                   coalesce(array_length(\(PostgresArray([Int64]())), 1), 0) AS empty
+            """).first!
+        #expect(try row.decode("count", as: Int.self) == 4)
+        #expect(try row.decode("joined", as: String.self) == texts.joined(separator: "|"))
+        #expect(try row.decode("found", as: Bool.self))
+        #expect(try row.decode("empty", as: Int.self) == 0)
+    }
+
     @Test func affectedRows_areCounted() throws {
         let connection = try connect()
         try connection.query("INSERT INTO users (email) VALUES ('a@x'), ('b@x'), ('c@x')")
