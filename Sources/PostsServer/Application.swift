@@ -17,8 +17,20 @@ public final class Application: Sendable {
         self.configuration = configuration
         pool = ConnectionPool(ConnectionPool.Configuration(conninfo: databaseURL, size: configuration.databasePoolSize))
 
-        var router = Router()
-        HealthRoutes.register(on: &router, pool: pool)
+        let accounts = Accounts(pool: pool)
+        let tokens = Tokens(pool: pool)
+        let outbox = Outbox(pool: pool)
+        let profiles = ProfileService(pool: pool)
+        let auth = AuthService(pool: pool, accounts: accounts, tokens: tokens, outbox: outbox,
+                               logsCodes: configuration.logsLoginCodes, logger: logger)
+        let identity = Identity(tokens: tokens, accounts: accounts, trustsEmails: configuration.authMode == .trust)
+
+        var routes = RouteTable(pipeline: Pipeline(identity: identity))
+        HealthRoutes.register(on: &routes, pool: pool)
+        AuthRoutes.register(on: &routes, auth: auth, profiles: profiles)
+        ProfileRoutes.register(on: &routes, profiles: profiles)
+        if configuration.authMode == .trust { DevRoutes.register(on: &routes, outbox: outbox) }
+        let router = routes.router
 
         var http = ServerConfiguration(host: configuration.host, port: configuration.port)
         // One worker per pooled connection: no worker ever parks on the pool (measured 25%

@@ -17,6 +17,8 @@ public struct Configuration: Sendable {
     public var logFormat = LineLogHandler.Format.text
     public var rateLimitPerIP = 120
     public var maxConnections = 10_000
+    /// `posts-server dev` logs every sign-in code, so a developer needs no mailer.
+    public var logsLoginCodes = false
     /// Bytes of request bodies held in memory at once, all connections together.
     public var maxBodyMemory = 64 * 1024 * 1024
 

@@ -22,6 +22,7 @@ struct Dev: ParsableCommand {
         if options.authMode == nil && ProcessInfo.processInfo.environment["AUTH_MODE"] == nil {
             configuration.authMode = .trust
         }
+        configuration.logsLoginCodes = true
         let logger = Bootstrap.logger(format: configuration.logFormat)
         var cluster: LocalCluster?
         if configuration.databaseURL == nil {

@@ -1,0 +1,60 @@
+import Postgres
+
+/// Users and their profiles as sign-in creates them: a user is made with a profile on first
+/// sight (verify-code, or trust mode naming an unknown email), never one without the other.
+struct Accounts: Sendable {
+    let pool: ConnectionPool
+
+    struct Account: Sendable {
+        let userID: Int64
+        let isNew: Bool
+    }
+
+    /// The user with this email; created, with a profile, if there is none.
+    func findOrCreate(_ email: EmailAddress) throws -> Account {
+        if let userID = try pool.withConnection({ try existingUser(email, on: $0) }) {
+            return Account(userID: userID, isNew: false)
+        }
+        return try pool.withTransaction { try findOrCreate(email, on: $0) }
+    }
+
+    /// The same, inside the caller's transaction.
+    func findOrCreate(_ email: EmailAddress, on connection: PostgresConnection) throws -> Account {
+        let inserted = try connection.query("""
+            INSERT INTO users (email) VALUES (\(email.value)) ON CONFLICT (email) DO NOTHING RETURNING id
+            """).first
+        guard let inserted else {
+            // Another request created it a moment ago, profile and all, in its transaction.
+            guard let userID = try existingUser(email, on: connection) else {
+                throw PostgresError(.server, details: "user \(email) neither inserted nor found")
+            }
+            return Account(userID: userID, isNew: false)
+        }
+        let userID: Int64 = try inserted.decode("id")
+        try createProfile(userID: userID, base: Username.base(for: email), on: connection)
+        return Account(userID: userID, isNew: true)
+    }
+
+    private func existingUser(_ email: EmailAddress, on connection: PostgresConnection) throws -> Int64? {
+        try connection.query("SELECT id FROM users WHERE email = \(email.value)").first?.decode("id", as: Int64.self)
+    }
+
+    /// The first free username among the base and its numbered variants (each one index
+    /// lookup), else the base with a random number; a name taken by a concurrent sign-up
+    /// in between is simply tried again.
+    private func createProfile(userID: Int64, base: String, on connection: PostgresConnection) throws {
+        while true {
+            let free: String? = try connection.query("""
+                SELECT candidate FROM unnest(\(PostgresArray(Username.candidates(from: base)))) WITH ORDINALITY AS c(candidate, n)
+                WHERE NOT EXISTS (SELECT 1 FROM profiles WHERE lower(username) = candidate)
+                ORDER BY n LIMIT 1
+                """).first?.decode("candidate")
+            let username = free ?? "\(base)\(Int.random(in: 100_000...999_999))"
+            let created = try connection.query("""
+                INSERT INTO profiles (user_id, username) VALUES (\(userID), \(username))
+                ON CONFLICT ((lower(username))) DO NOTHING
+                """).affectedRows
+            if created == 1 { return }
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import HTTP
+
+/// How a request names its caller, and the only place that knows: a bearer token; or, in
+/// trust mode (development and integration tests), an email in the `X-User-Email` header
+/// or the body's `email` field, whose user is created with a profile on first sight. In
+/// token mode the email ways are ignored entirely.
+struct Identity: Sendable {
+    let tokens: Tokens
+    let accounts: Accounts
+    let trustsEmails: Bool
+
+    /// The caller, nil when the request names none; 401 for credentials that are present
+    /// but not valid (a client should learn at once that its token is dead).
+    func caller(of request: Request) throws -> Caller? {
+        if let authorization = request.headers["Authorization"] {
+            guard let token = Self.bearerToken(in: authorization) else {
+                throw HTTPError.unauthorized("use Authorization: Bearer <token>")
+            }
+            guard let caller = try tokens.caller(presenting: token) else {
+                throw HTTPError.unauthorized("the token is not valid: it was revoked or never issued")
+            }
+            return caller
+        }
+        guard trustsEmails, let email = request.headers["X-User-Email"] ?? Self.emailField(of: request) else {
+            return nil
+        }
+        let account = try accounts.findOrCreate(try EmailAddress(email))
+        return Caller(userID: account.userID, tokenID: nil)
+    }
+
+    private static func bearerToken(in authorization: String) -> String? {
+        let parts = authorization.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        return parts[1].trimmingCharacters(in: .whitespaces)
+    }
+
+    private struct EmailField: Decodable {
+        let email: String?
+    }
+
+    /// The body's `email` field, if the body has one; a body that does not parse is the
+    /// route's to refuse, not this.
+    private static func emailField(of request: Request) -> String? {
+        if let form = request.form { return form[field: "email"] }
+        guard !request.body.isEmpty else { return nil }
+        return (try? RequestFields.decode(EmailField.self, from: request))?.email
+    }
+}

@@ -1,0 +1,74 @@
+import HTTP
+import Postgres
+
+/// Bearer tokens: 32 random bytes in base64url, handed out once and stored only as their
+/// SHA-256 (computed by PostgreSQL), so the table never holds a usable credential.
+struct Tokens: Sendable {
+    let pool: ConnectionPool
+
+    /// A new token's text: 32 bytes from the system's CSPRNG (getrandom), base64url, no padding.
+    static func generate() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        return Base64URL.encode(bytes)
+    }
+
+    /// Issues a token for the user, inside the caller's transaction; returns its text.
+    func issue(userID: Int64, deviceID: String?, on connection: PostgresConnection) throws -> String {
+        let token = Self.generate()
+        try connection.query("""
+            INSERT INTO tokens (token_hash, user_id, device_id)
+            VALUES (sha256(convert_to(\(token), 'UTF8')), \(userID), \(deviceID))
+            """)
+        return token
+    }
+
+    /// The caller a token stands for, or nil when it was never issued or is revoked. On the
+    /// path of every authenticated request: one lookup in the token_hash index, and a write
+    /// of `last_used_at` at most once a minute per token.
+    func caller(presenting token: String) throws -> Caller? {
+        guard Base64URL.isToken(token) else { return nil }
+        return try pool.withConnection { connection -> Caller? in
+            guard let row = try connection.query("""
+                SELECT id, user_id, last_used_at < now() - interval '1 minute' AS stale
+                FROM tokens WHERE token_hash = sha256(convert_to(\(token), 'UTF8')) AND revoked_at IS NULL
+                """).first else { return nil }
+            let caller = Caller(userID: try row.decode("user_id"), tokenID: try row.decode("id"))
+            if try row.decode("stale", as: Bool.self), let tokenID = caller.tokenID {
+                try connection.query("UPDATE tokens SET last_used_at = now() WHERE id = \(tokenID)")
+            }
+            return caller
+        }
+    }
+
+    func revoke(tokenID: Int64) throws {
+        try pool.withConnection { connection in
+            try connection.query("UPDATE tokens SET revoked_at = now() WHERE id = \(tokenID) AND revoked_at IS NULL")
+        }
+    }
+}
+
+/// RFC 4648 §5 base64url without padding: what tokens look like on the wire.
+enum Base64URL {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    static func encode(_ bytes: [UInt8]) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity((bytes.count * 4 + 2) / 3)
+        var index = 0
+        while index < bytes.count {
+            let chunk = bytes[index..<min(index + 3, bytes.count)]
+            var value = 0
+            for (offset, byte) in chunk.enumerated() { value |= Int(byte) << (16 - 8 * offset) }
+            for position in 0...chunk.count { out.append(alphabet[(value >> (18 - 6 * position)) & 0x3F]) }
+            index += 3
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The shape of a token we issue (43 characters of the alphabet), checked before any
+    /// database work so that garbage costs nothing.
+    static func isToken(_ text: String) -> Bool {
+        text.utf8.count == 43 && text.utf8.allSatisfy { alphabet.contains($0) }
+    }
+}

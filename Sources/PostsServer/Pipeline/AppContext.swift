@@ -1,0 +1,26 @@
+import HTTP
+import Logging
+
+/// What a route handler receives beside the request: the server's context (request id,
+/// parameters, logger) and the caller the pipeline resolved.
+struct AppContext: Sendable {
+    let http: RequestContext
+    let access: Access
+    var caller: Caller?
+
+    var parameters: Parameters { http.parameters }
+    var logger: Logger { http.logger }
+
+    /// The caller of a route that requires one: the identity stage has answered 401 already
+    /// when there is none, so this only fails if a route forgot to ask for one.
+    func requireCaller() throws(HTTPError) -> Caller {
+        guard let caller else { throw HTTPError.unauthorized() }
+        return caller
+    }
+}
+
+extension HTTPError {
+    static func unauthorized(_ message: String = "sign in first: send Authorization: Bearer <token>") -> HTTPError {
+        HTTPError(.unauthorized, message: message)
+    }
+}

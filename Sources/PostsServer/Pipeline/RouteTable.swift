@@ -1,0 +1,39 @@
+import HTTP
+
+/// The application's routes: each registered on the server's router behind the pipeline,
+/// with what it needs of its caller. By default a route resolves a caller when the request
+/// names one, so that dead credentials are refused (401) wherever they are sent; routes
+/// that must not look (sign-in itself, ping, health) say `.open`. Route files register
+/// here and hold no SQL.
+struct RouteTable {
+    typealias Handler = @Sendable (Request, AppContext) throws -> Response
+
+    private(set) var router = Router()
+    let pipeline: Pipeline
+
+    init(pipeline: Pipeline) { self.pipeline = pipeline }
+
+    /// `runsOnEventLoop`: only for constant answers that never block (see `Router`).
+    mutating func get(_ pattern: String, access: Access = .optional, runsOnEventLoop: Bool = false,
+                      _ handler: @escaping Handler) {
+        router.get(pattern, runsOnEventLoop: runsOnEventLoop, pipeline.wrap(access: access, handler))
+    }
+
+    mutating func post(_ pattern: String, access: Access = .optional, body: BodyPolicy = .collect(limit: Router.defaultBodyLimit),
+                       _ handler: @escaping Handler) {
+        router.post(pattern, body: body, pipeline.wrap(access: access, handler))
+    }
+
+    mutating func patch(_ pattern: String, access: Access = .optional, body: BodyPolicy = .collect(limit: Router.defaultBodyLimit),
+                        _ handler: @escaping Handler) {
+        router.patch(pattern, body: body, pipeline.wrap(access: access, handler))
+    }
+
+    mutating func put(_ pattern: String, access: Access = .optional, body: BodyPolicy = .none, _ handler: @escaping Handler) {
+        router.put(pattern, body: body, pipeline.wrap(access: access, handler))
+    }
+
+    mutating func delete(_ pattern: String, access: Access = .optional, _ handler: @escaping Handler) {
+        router.delete(pattern, pipeline.wrap(access: access, handler))
+    }
+}

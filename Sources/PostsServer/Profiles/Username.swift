@@ -1,0 +1,35 @@
+import HTTP
+
+/// API.md's usernames: 3..30 of `[a-z0-9_.]`, unique ignoring case.
+enum Username {
+    static let lengths = 3...30
+
+    /// The base a new user's username is made from: the email's local part, lowercased,
+    /// reduced to the allowed characters, padded to 3 and cut to leave room for a suffix.
+    static func base(for email: EmailAddress) -> String {
+        var base = String(email.localPart.unicodeScalars.filter(isAllowed).map(Character.init))
+        if base.isEmpty { base = "user" }
+        while base.count < lengths.lowerBound { base += "_" }
+        return String(base.prefix(lengths.upperBound - 6))
+    }
+
+    /// The candidates tried in order: the base, then the base with 2, 3, … appended.
+    static func candidates(from base: String, count: Int = 20) -> [String] {
+        [base] + (2...count).map { "\(base)\($0)" }
+    }
+
+    /// A username a user chose: 422 unless it follows the rules.
+    static func validate(_ text: String) throws(HTTPError) -> String {
+        guard lengths.contains(text.unicodeScalars.count), text.unicodeScalars.allSatisfy(isAllowed) else {
+            throw HTTPError(.unprocessableEntity, message: "username must be 3 to 30 of a-z, 0-9, _ and .")
+        }
+        return text
+    }
+
+    private static func isAllowed(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar {
+        case "a"..."z", "0"..."9", "_", ".": true
+        default: false
+        }
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+
+/// A keep-alive client for the JSON API: builds requests from a method, a path, a JSON
+/// object and headers, and reads each answer whole.
+public final class APIClient: @unchecked Sendable {
+    private let connection: RawHTTPClient
+    /// Sent with every request (`Authorization`, `X-User-Email`, …).
+    public var headers: [String: String] = [:]
+
+    public init(port: Int) throws {
+        connection = try RawHTTPClient(port: port)
+    }
+
+    @discardableResult
+    public func get(_ path: String, headers extra: [String: String] = [:]) throws -> RawHTTPClient.Response {
+        try send("GET", path, body: nil, contentType: nil, headers: extra)
+    }
+
+    @discardableResult
+    public func send(_ method: String, _ path: String, json: [String: Any?]? = nil,
+                     headers extra: [String: String] = [:]) throws -> RawHTTPClient.Response {
+        let body = try json.map { fields in
+            try JSONSerialization.data(withJSONObject: fields.mapValues { $0 ?? NSNull() })
+        }
+        return try send(method, path, body: body.map { Array($0) }, contentType: json == nil ? nil : "application/json",
+                        headers: extra)
+    }
+
+    /// Raw body bytes of a given type (malformed JSON, forms).
+    @discardableResult
+    public func send(_ method: String, _ path: String, body: [UInt8]?, contentType: String?,
+                     headers extra: [String: String] = [:]) throws -> RawHTTPClient.Response {
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: test\r\n"
+        for (name, value) in headers.merging(extra, uniquingKeysWith: { $1 }) { head += "\(name): \(value)\r\n" }
+        if let contentType { head += "Content-Type: \(contentType)\r\n" }
+        if let body { head += "Content-Length: \(body.count)\r\n" }
+        try connection.send(Array((head + "\r\n").utf8) + (body ?? []))
+        return try connection.readResponse(forHead: method == "HEAD")
+    }
+}
