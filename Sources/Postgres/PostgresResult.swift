@@ -33,6 +33,23 @@ public final class PostgresResult: @unchecked Sendable {
         guard let column = columnIndex[name] else {
             throw PostgresError(.decoding, details: "no column \"\(name)\" in the result of: \(sql)", file: file, line: line)
         }
+        return try decode(row: row, column: column, as: type, file: file, line: line)
+    }
+
+    fileprivate func bytes(row: Int32, column: Int32) -> UnsafeRawBufferPointer? {
+        guard row < rowCount, column >= 0, column < PQnfields(handle), PQgetisnull(handle, row, column) == 0 else {
+            return nil
+        }
+        return UnsafeRawBufferPointer(start: PQgetvalue(handle, row, column), count: Int(PQgetlength(handle, row, column)))
+    }
+
+    fileprivate func decode<Value: PostgresDecodable>(row: Int32, column: Int32, as type: Value.Type,
+                                                      file: String, line: Int) throws(PostgresError) -> Value {
+        guard column >= 0, column < PQnfields(handle) else {
+            throw PostgresError(.decoding, details: "no column #\(column) in the result of: \(sql)", file: file, line: line)
+        }
+        // The name only for an error message: reading it costs a String per column.
+        var name: String { String(cString: PQfname(handle, column)) }
         let columnType = PostgresType(rawValue: PQftype(handle, column))
         if PQgetisnull(handle, row, column) == 1 {
             guard let null = Value.decodedNull else {
@@ -51,7 +68,7 @@ public final class PostgresResult: @unchecked Sendable {
     }
 }
 
-/// One row of a result; columns are read by name.
+/// One row of a result; columns are read by name, or by position on hot paths.
 public struct PostgresRow: Sendable {
     let result: PostgresResult
     let index: Int32
@@ -59,5 +76,17 @@ public struct PostgresRow: Sendable {
     public func decode<Value: PostgresDecodable>(_ column: String, as type: Value.Type = Value.self,
                                                  file: String = #fileID, line: Int = #line) throws(PostgresError) -> Value {
         try result.decode(row: index, column: column, as: type, file: file, line: line)
+    }
+
+    /// The column at `position` (0-based, in the SELECT's order), without a lookup by name.
+    public func decode<Value: PostgresDecodable>(at position: Int, as type: Value.Type = Value.self,
+                                                 file: String = #fileID, line: Int = #line) throws(PostgresError) -> Value {
+        try result.decode(row: index, column: Int32(position), as: type, file: file, line: line)
+    }
+
+    /// The raw bytes of the column at `position` (nil for NULL), valid only inside `body`:
+    /// text goes from libpq's buffer into a response without becoming a `String`.
+    public func withBytes<Result>(at position: Int, _ body: (UnsafeRawBufferPointer?) throws -> Result) rethrows -> Result {
+        try body(result.bytes(row: index, column: Int32(position)))
     }
 }

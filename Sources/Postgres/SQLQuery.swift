@@ -20,6 +20,37 @@ public struct SQLQuery: Sendable, Equatable, ExpressibleByStringInterpolation, C
         self.binds = binds
     }
 
+    /// Appends another query, its binds after these: how a statement is assembled from
+    /// optional parts (filters, a cursor) without splicing any value into the text.
+    /// Fragments come from this type's interpolation, so their only `$` are bind numbers.
+    public mutating func append(_ fragment: SQLQuery) {
+        sql += Self.renumbered(fragment.sql, by: binds.count)
+        binds += fragment.binds
+    }
+
+    /// `$n` placeholders shifted by `offset`.
+    static func renumbered(_ sql: String, by offset: Int) -> String {
+        guard offset > 0, sql.contains("$") else { return sql }
+        var out = ""
+        var digits = ""
+        var afterDollar = false
+        func flush() {
+            if afterDollar { out += digits.isEmpty ? "$" : "$\(Int(digits)! + offset)" }
+            digits = ""
+            afterDollar = false
+        }
+        for character in sql {
+            if afterDollar, character.isASCII, character.isNumber {
+                digits.append(character)
+                continue
+            }
+            flush()
+            if character == "$" { afterDollar = true } else { out.append(character) }
+        }
+        flush()
+        return out
+    }
+
     /// The SQL with values masked: safe for logs.
     public var description: String { "\(sql) [\(binds.count) binds: ****]" }
 
@@ -39,6 +70,19 @@ public struct SQLQuery: Sendable, Equatable, ExpressibleByStringInterpolation, C
         public mutating func appendInterpolation(_ value: some PostgresBindable) {
             binds.append(value.postgresValue)
             sql += "$\(binds.count)"
+        }
+
+        /// An optional value: NULL when absent. Spelled out so that interpolating an
+        /// optional is a deliberate bind, not the debug text String interpolation would make.
+        public mutating func appendInterpolation<Value: PostgresBindable>(_ value: Value?) {
+            binds.append(value.postgresValue)
+            sql += "$\(binds.count)"
+        }
+
+        /// A query built elsewhere (a filter, say), its binds renumbered after these.
+        public mutating func appendInterpolation(_ fragment: SQLQuery) {
+            sql += SQLQuery.renumbered(fragment.sql, by: binds.count)
+            binds += fragment.binds
         }
 
         /// Splices text into the SQL. Only for constants written in this codebase.

@@ -24,11 +24,15 @@ public final class Application: Sendable {
         let auth = AuthService(pool: pool, accounts: accounts, tokens: tokens, outbox: outbox,
                                logsCodes: configuration.logsLoginCodes, logger: logger)
         let identity = Identity(tokens: tokens, accounts: accounts, trustsEmails: configuration.authMode == .trust)
+        let images = try ImageStore(directory: configuration.uploadDirectory)
+        let posts = PostService(pool: pool, images: images)
 
         var routes = RouteTable(pipeline: Pipeline(identity: identity))
         HealthRoutes.register(on: &routes, pool: pool)
         AuthRoutes.register(on: &routes, auth: auth, profiles: profiles)
         ProfileRoutes.register(on: &routes, profiles: profiles)
+        PostRoutes.register(on: &routes, posts: posts, uploadDirectory: configuration.uploadDirectory)
+        UploadRoutes.register(on: &routes, images: images)
         if configuration.authMode == .trust { DevRoutes.register(on: &routes, outbox: outbox) }
         let router = routes.router
 

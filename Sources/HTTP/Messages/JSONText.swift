@@ -2,21 +2,44 @@
 public enum JSONText {
     /// Appends `text` as a quoted JSON string (RFC 8259 §7).
     public static func appendQuoted(_ text: String, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])
-            case UInt8(ascii: "\\"): out.append(contentsOf: [0x5C, 0x5C])
-            case UInt8(ascii: "\n"): out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-            case UInt8(ascii: "\r"): out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-            case UInt8(ascii: "\t"): out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-            case 0..<0x20, 0x7F:
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                out.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                                        hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-            default: out.append(byte)
-            }
+        var text = text
+        text.withUTF8 { appendQuoted(bytes: UnsafeRawBufferPointer($0), to: &out) }
+    }
+
+    /// Appends UTF-8 bytes (a text column straight from the database, say) as a quoted
+    /// JSON string. Runs of bytes that need no escape, nearly all of them, are copied at
+    /// once rather than byte by byte.
+    public static func appendQuoted(bytes: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+        out.reserveCapacity(out.count + bytes.count + 2)
+        out.append(quote)
+        var runStart = 0
+        for index in 0..<bytes.count {
+            let byte = bytes[index]
+            guard needsEscape[Int(byte)] else { continue }
+            if runStart < index { out.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[runStart..<index])) }
+            appendEscape(for: byte, to: &out)
+            runStart = index + 1
         }
-        out.append(UInt8(ascii: "\""))
+        if runStart < bytes.count { out.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[runStart...])) }
+        out.append(quote)
+    }
+
+    private static let quote = UInt8(ascii: "\"")
+    private static let backslash = UInt8(ascii: "\\")
+    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// Quotes, backslashes and control characters (and DEL, which some parsers dislike).
+    private static let needsEscape: [Bool] = (0..<256).map { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }
+
+    private static func appendEscape(for byte: UInt8, to out: inout [UInt8]) {
+        switch byte {
+        case quote: out += [backslash, quote]
+        case backslash: out += [backslash, backslash]
+        case UInt8(ascii: "\n"): out += [backslash, UInt8(ascii: "n")]
+        case UInt8(ascii: "\r"): out += [backslash, UInt8(ascii: "r")]
+        case UInt8(ascii: "\t"): out += [backslash, UInt8(ascii: "t")]
+        default:
+            out += [backslash, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+        }
     }
 }

@@ -16,7 +16,7 @@ public enum ResponseBody: Sendable {
         }
     }
 
-    var inlineBytes: [UInt8]? {
+    public var inlineBytes: [UInt8]? {
         if case .bytes(let bytes) = self { return bytes }
         return nil
     }

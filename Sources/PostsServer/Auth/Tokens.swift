@@ -47,28 +47,3 @@ struct Tokens: Sendable {
         }
     }
 }
-
-/// RFC 4648 §5 base64url without padding: what tokens look like on the wire.
-enum Base64URL {
-    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
-
-    static func encode(_ bytes: [UInt8]) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity((bytes.count * 4 + 2) / 3)
-        var index = 0
-        while index < bytes.count {
-            let chunk = bytes[index..<min(index + 3, bytes.count)]
-            var value = 0
-            for (offset, byte) in chunk.enumerated() { value |= Int(byte) << (16 - 8 * offset) }
-            for position in 0...chunk.count { out.append(alphabet[(value >> (18 - 6 * position)) & 0x3F]) }
-            index += 3
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    /// The shape of a token we issue (43 characters of the alphabet), checked before any
-    /// database work so that garbage costs nothing.
-    static func isToken(_ text: String) -> Bool {
-        text.utf8.count == 43 && text.utf8.allSatisfy { alphabet.contains($0) }
-    }
-}

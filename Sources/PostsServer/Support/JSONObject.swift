@@ -46,6 +46,12 @@ struct JSONObject: Sendable {
         bytes += object.finished
     }
 
+    /// A value already written as JSON (a post from `PostRows`, a page of them).
+    mutating func addRaw(_ key: String, _ json: [UInt8]) {
+        appendKey(key)
+        bytes += json
+    }
+
     mutating func add(_ key: String, _ objects: [JSONObject]) {
         appendKey(key)
         bytes.append(UInt8(ascii: "["))

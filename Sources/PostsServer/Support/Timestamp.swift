@@ -11,12 +11,18 @@ public enum Timestamp {
     }
 
     public static func format(millisecondsSince1970 milliseconds: Int64) -> String {
+        var out = [UInt8]()
+        out.reserveCapacity(24)
+        append(millisecondsSince1970: milliseconds, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The same text appended to a response being written, without a `String` between.
+    public static func append(millisecondsSince1970 milliseconds: Int64, to out: inout [UInt8]) {
         var seconds = time_t(milliseconds.dividedRoundingDown(by: 1000))
         let millis = Int(milliseconds - Int64(seconds) * 1000)
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        var out = [UInt8]()
-        out.reserveCapacity(24)
         func digits(_ value: Int, _ count: Int) {
             var divisor = 1
             for _ in 1..<count { divisor *= 10 }
@@ -34,7 +40,6 @@ public enum Timestamp {
         digits(Int(parts.tm_min), 2); out.append(UInt8(ascii: ":"))
         digits(Int(parts.tm_sec), 2); out.append(UInt8(ascii: "."))
         digits(millis, 3); out.append(UInt8(ascii: "Z"))
-        return String(decoding: out, as: UTF8.self)
     }
 }
 

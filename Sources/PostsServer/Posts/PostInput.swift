@@ -1,0 +1,100 @@
+import Foundation
+import HTTP
+
+/// What a client sends to create a post (`POST /api/posts`, the firefly form), validated:
+/// API.md's lengths are Swift characters after trimming (422 outside them).
+struct PostDraft: Sendable {
+    let title: String
+    let summary: String
+    let body: String
+    let parentID: Int64?
+    let timezone: String
+    let locationTag: String?
+    let aiGenerated: Bool
+    let image: UploadedFile?
+
+    init(_ fields: BodyFields, image: UploadedFile?) throws(HTTPError) {
+        title = try PostText.required(fields, "title", max: PostText.maxTitle)
+        summary = try PostText.required(fields, "summary", max: PostText.maxSummary)
+        body = try PostText.required(fields, "body", max: PostText.maxBody)
+        parentID = try PostText.postID(fields, "parent_id")
+        timezone = try PostText.timezone(fields)
+        locationTag = try PostText.locationTag(fields)
+        aiGenerated = try fields.bool("ai_generated") ?? false
+        self.image = image
+    }
+}
+
+/// What a client sends to change a post (`PATCH /api/posts/<id>`, `POST /api/posts/update`):
+/// any of title, summary, body, location_tag and image.
+struct PostEdits: Sendable {
+    let title: String?
+    let summary: String?
+    let body: String?
+    /// nil: leave it; `.some(nil)`: clear it (JSON null or an empty value).
+    let locationTag: String??
+    let image: UploadedFile?
+
+    init(_ fields: BodyFields, image: UploadedFile?) throws(HTTPError) {
+        title = try PostText.optional(fields, "title", max: PostText.maxTitle)
+        summary = try PostText.optional(fields, "summary", max: PostText.maxSummary)
+        body = try PostText.optional(fields, "body", max: PostText.maxBody)
+        locationTag = fields.contains("location_tag") ? .some(try PostText.locationTag(fields)) : nil
+        self.image = image
+    }
+}
+
+/// The field rules both share.
+enum PostText {
+    static let maxTitle = 200
+    static let maxSummary = 500
+    static let maxBody = 20_000
+    static let maxLocationTag = 200
+    static let maxTimezone = 64
+
+    static func required(_ fields: BodyFields, _ key: String, max: Int) throws(HTTPError) -> String {
+        guard let text = try optional(fields, key, max: max) else {
+            throw HTTPError(.unprocessableEntity, message: "\(key) is required")
+        }
+        return text
+    }
+
+    /// The trimmed text if the field is there: 1...max characters.
+    static func optional(_ fields: BodyFields, _ key: String, max: Int) throws(HTTPError) -> String? {
+        guard let raw = try fields.string(key) else { return nil }
+        let text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...max).contains(text.count) else {
+            throw HTTPError(.unprocessableEntity, message: "\(key) must be 1 to \(max) characters")
+        }
+        return text
+    }
+
+    /// A post id, or nil for none (absent, null, or an empty form value).
+    static func postID(_ fields: BodyFields, _ key: String) throws(HTTPError) -> Int64? {
+        guard let id = try fields.integer(key) else { return nil }
+        guard id > 0 else { throw HTTPError(.unprocessableEntity, message: "\(key) must be a post id") }
+        return id
+    }
+
+    /// An IANA name such as `Europe/Paris` (what iOS's `TimeZone.current.identifier` gives);
+    /// `UTC` when absent.
+    static func timezone(_ fields: BodyFields) throws(HTTPError) -> String {
+        guard let raw = try fields.string("timezone") else { return "UTC" }
+        let name = raw.trimmingCharacters(in: .whitespaces)
+        if name.isEmpty { return "UTC" }
+        guard name.utf8.count <= maxTimezone, TimeZone(identifier: name) != nil else {
+            throw HTTPError(.unprocessableEntity, message: "timezone must be a time zone name such as Europe/Paris")
+        }
+        return name
+    }
+
+    static func locationTag(_ fields: BodyFields) throws(HTTPError) -> String? {
+        guard let raw = try fields.string("location_tag") else { return nil }
+        let tag = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        if tag.isEmpty { return nil }
+        guard tag.count <= maxLocationTag else {
+            throw HTTPError(.unprocessableEntity, message: "location_tag must be at most \(maxLocationTag) characters")
+        }
+        return tag
+    }
+}

@@ -1,0 +1,133 @@
+import HTTP
+
+/// The posts routes of API.md, firefly's among them: HTTP in and out, SQL in `PostService`.
+enum PostRoutes {
+    static func register(on routes: inout RouteTable, posts: PostService, uploadDirectory: String) {
+        let body = postBody(uploadDirectory: uploadDirectory)
+
+        routes.get("/api/posts") { request, context in
+            let parent = try parentFilter(request.query["parent_id"])
+            let author = try request.query["user_id"].map { text throws(HTTPError) in try queryID(text, "user_id") }
+            return pageAnswer(try posts.page(parent: parent, author: author, PageRequest(request.query), caller: context.caller))
+        }
+
+        routes.get("/api/posts/recent") { request, context in
+            pageAnswer(try posts.page(PageRequest(request.query), caller: context.caller))
+        }
+
+        routes.get("/api/posts/:id") { _, context in
+            let id = try context.parameters.require("id", as: Int64.self)
+            guard let post = try posts.post(id, caller: context.caller) else { throw HTTPError.notFound("no such post") }
+            return postAnswer(post)
+        }
+
+        routes.get("/api/posts/:id/children") { request, context in
+            let id = try context.parameters.require("id", as: Int64.self)
+            guard let page = try posts.children(of: id, PageRequest(request.query), caller: context.caller) else {
+                throw HTTPError.notFound("no such post")
+            }
+            var answer = JSONObject.success()
+            answer.add("post_id", id)
+            answer.addRaw("children", page.json)
+            answer.add("count", page.count)
+            answer.add("next_cursor", page.nextCursor?.text)
+            return answer.response()
+        }
+
+        routes.get("/api/posts/:id/ancestors") { _, context in
+            let id = try context.parameters.require("id", as: Int64.self)
+            guard let ancestors = try posts.ancestors(of: id, caller: context.caller) else {
+                throw HTTPError.notFound("no such post")
+            }
+            var answer = JSONObject.success()
+            answer.add("post_id", id)
+            answer.addRaw("ancestors", ancestors)
+            return answer.response()
+        }
+
+        // `POST /api/posts` (JSON or multipart) and firefly's form: the same create.
+        for path in ["/api/posts", "/api/posts/create"] {
+            routes.post(path, access: .required, body: body) { request, context in
+                let caller = try context.requireCaller()
+                let fields = try BodyFields(request)
+                let draft = try PostDraft(fields, image: try image(of: request))
+                let idempotency = try IdempotentRequest(request, caller: caller, fields: fields)
+                return try posts.create(draft, by: caller, idempotency: idempotency)
+            }
+        }
+
+        routes.patch("/api/posts/:id", access: .required, body: body) { request, context in
+            let id = try context.parameters.require("id", as: Int64.self)
+            let edits = try PostEdits(BodyFields(request), image: try image(of: request))
+            return postAnswer(try posts.update(id, with: edits, by: context.requireCaller()))
+        }
+
+        // Firefly's form variant of the PATCH: the post's id in a `post_id` field.
+        routes.post("/api/posts/update", access: .required, body: body) { request, context in
+            let fields = try BodyFields(request)
+            guard let id = try PostText.postID(fields, "post_id") else {
+                throw HTTPError(.unprocessableEntity, message: "post_id is required")
+            }
+            let edits = try PostEdits(fields, image: try image(of: request))
+            return postAnswer(try posts.update(id, with: edits, by: context.requireCaller()))
+        }
+
+        routes.delete("/api/posts/:id", access: .required) { _, context in
+            let id = try context.parameters.require("id", as: Int64.self)
+            try posts.delete(id, by: context.requireCaller())
+            return JSONObject.success().response()
+        }
+
+        routes.post("/api/posts/reparent", access: .required) { request, context in
+            let fields = try BodyFields(request)
+            guard let id = try PostText.postID(fields, "post_id") else {
+                throw HTTPError(.unprocessableEntity, message: "post_id is required")
+            }
+            guard fields.contains("parent_id") else {
+                throw HTTPError(.unprocessableEntity, message: "parent_id is required (null moves the post to the root)")
+            }
+            let parent = try PostText.postID(fields, "parent_id")
+            return postAnswer(try posts.reparent(id, under: parent, by: context.requireCaller()))
+        }
+    }
+
+    /// JSON (up to 1 MiB) or a multipart form whose files must be images (up to 11 MiB,
+    /// streamed to the upload folder).
+    private static func postBody(uploadDirectory: String) -> BodyPolicy {
+        let images = MultipartBodyConsumer.Policy.images(in: uploadDirectory)
+        return BodyPolicy { head throws(HTTPError) -> (any BodyConsumer)? in
+            let type = head.headers["Content-Type"]?.lowercased() ?? ""
+            if type.hasPrefix("multipart/") { return try MultipartBodyConsumer(head: head, policy: images) }
+            return CollectingBodyConsumer(limit: Router.defaultBodyLimit)
+        }
+    }
+
+    /// The `image` file part, if the form has one.
+    private static func image(of request: Request) throws(HTTPError) -> UploadedFile? {
+        request.form?.file(named: "image")
+    }
+
+    private static func parentFilter(_ text: String?) throws(HTTPError) -> PostService.ParentFilter {
+        guard let text else { return .any }
+        if text == "root" { return .root }
+        return .post(try queryID(text, "parent_id"))
+    }
+
+    private static func queryID(_ text: String, _ name: String) throws(HTTPError) -> Int64 {
+        guard let id = Int64(pathParameter: text) else { throw .badRequest("\(name) must be a post or user id") }
+        return id
+    }
+
+    private static func pageAnswer(_ page: PostService.Page) -> Response {
+        var answer = JSONObject.success()
+        answer.addRaw("posts", page.json)
+        answer.add("next_cursor", page.nextCursor?.text)
+        return answer.response()
+    }
+
+    private static func postAnswer(_ post: [UInt8]) -> Response {
+        var answer = JSONObject.success()
+        answer.addRaw("post", post)
+        return answer.response()
+    }
+}

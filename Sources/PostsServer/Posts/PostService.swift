@@ -1,0 +1,111 @@
+import HTTP
+import Postgres
+
+/// The posts SQL: pages, single posts, children, ancestors (reads, here) and every write
+/// (`PostService+Writes`). Each read is one prepared statement; a page is a keyset scan of
+/// one of the (…, created_at DESC, id DESC) indexes, so it costs the same at any depth.
+struct PostService: Sendable {
+    let pool: ConnectionPool
+    let images: ImageStore
+
+    /// A page of posts already written as a JSON array, with the cursor that continues it.
+    struct Page: Sendable {
+        let json: [UInt8]
+        let count: Int
+        let nextCursor: PostCursor?
+    }
+
+    enum ParentFilter: Sendable, Equatable {
+        case any
+        case root
+        case post(Int64)
+    }
+
+    /// Newest first, optionally under one parent (or at the root) and by one author.
+    func page(parent: ParentFilter = .any, author: Int64? = nil, _ request: PageRequest, caller: Caller?) throws -> Page {
+        var query: SQLQuery = "SELECT \(unsafeSQL: PostRows.columns)\(PostRows.likedByMe(caller: caller)) FROM posts p \(unsafeSQL: PostRows.authorJoin) WHERE true"
+        switch parent {
+        case .any: break
+        case .root: query.append(" AND p.parent_id IS NULL")
+        case .post(let id): query.append(" AND p.parent_id = \(id)")
+        }
+        if let author { query.append(" AND p.user_id = \(author)") }
+        if let cursor = request.cursor { query.append(cursor.condition) }
+        query.append(" ORDER BY p.created_at DESC, p.id DESC LIMIT \(request.limit + 1)")
+        return try pool.withConnection { try Self.page(from: $0.query(query), limit: request.limit, withLiked: caller != nil) }
+    }
+
+    /// The children page of a post, or nil when the post does not exist: one statement,
+    /// the parent's existence and its page together (a post with no children is common).
+    func children(of postID: Int64, _ request: PageRequest, caller: Caller?) throws -> Page? {
+        var page: SQLQuery = "SELECT \(unsafeSQL: PostRows.columns)\(PostRows.likedByMe(caller: caller)) FROM posts p \(unsafeSQL: PostRows.authorJoin) WHERE p.parent_id = parent.id"
+        if let cursor = request.cursor { page.append(cursor.condition) }
+        page.append(" ORDER BY p.created_at DESC, p.id DESC LIMIT \(request.limit + 1)")
+        let query: SQLQuery = """
+            SELECT c.* FROM (SELECT id FROM posts WHERE id = \(postID)) parent
+            LEFT JOIN LATERAL (\(page)) c ON true
+            """
+        return try pool.withConnection { connection -> Page? in
+            let result = try connection.query(query)
+            guard result.rowCount > 0 else { return nil }
+            // One row of NULLs: the parent exists and has no children (on this page).
+            if result.rowCount == 1, result.first?.withBytes(at: 0, { $0 == nil }) == true {
+                return Page(json: Array("[]".utf8), count: 0, nextCursor: nil)
+            }
+            return try Self.page(from: result, limit: request.limit, withLiked: caller != nil)
+        }
+    }
+
+    /// One post as JSON, or nil.
+    func post(_ id: Int64, caller: Caller?) throws -> [UInt8]? {
+        try pool.withConnection { try Self.post(id, caller: caller, on: $0) }
+    }
+
+    static func post(_ id: Int64, caller: Caller?, on connection: PostgresConnection) throws -> [UInt8]? {
+        try single(connection.query("""
+            SELECT \(unsafeSQL: PostRows.columns)\(PostRows.likedByMe(caller: caller))
+            FROM posts p \(unsafeSQL: PostRows.authorJoin) WHERE p.id = \(id)
+            """), withLiked: caller != nil)
+    }
+
+    /// The post's ancestors, root first, the post itself left out; nil when it does not exist.
+    func ancestors(of id: Int64, caller: Caller?) throws -> [UInt8]? {
+        try pool.withConnection { connection -> [UInt8]? in
+            let result = try connection.query("""
+                WITH RECURSIVE chain(id, parent_id, depth) AS (
+                    SELECT id, parent_id, 0 FROM posts WHERE id = \(id)
+                    UNION ALL
+                    SELECT up.id, up.parent_id, chain.depth + 1 FROM posts up JOIN chain ON up.id = chain.parent_id
+                    WHERE chain.depth < 100000
+                )
+                SELECT \(unsafeSQL: PostRows.columns)\(PostRows.likedByMe(caller: caller)), chain.depth
+                FROM chain JOIN posts p ON p.id = chain.id \(unsafeSQL: PostRows.authorJoin)
+                ORDER BY chain.depth DESC
+                """)
+            guard result.rowCount > 0 else { return nil }
+            let rows = result.rows
+            var out: [UInt8] = []
+            try PostRows.appendArray(rows.dropLast(), withLiked: caller != nil, to: &out)
+            return out
+        }
+    }
+
+    static func single(_ result: PostgresResult, withLiked: Bool) throws -> [UInt8]? {
+        guard let row = result.first else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(1024)
+        try PostRows.append(row, withLiked: withLiked, to: &out)
+        return out
+    }
+
+    private static func page(from result: PostgresResult, limit: Int, withLiked: Bool) throws -> Page {
+        let rows = result.rows
+        let shown = rows.prefix(limit)
+        var json: [UInt8] = []
+        json.reserveCapacity(shown.count * 1200 + 2)
+        try PostRows.appendArray(shown, withLiked: withLiked, to: &json)
+        // Asked for one more than the page: a next cursor only when something follows.
+        let next = try rows.count > limit ? shown.last.map(PostRows.cursor(after:)) : nil
+        return Page(json: json, count: shown.count, nextCursor: next)
+    }
+}
