@@ -151,7 +151,9 @@ import TestSupport
         }
         try #require(done.wait(timeout: .now() + 30) == .success)
         #expect(failures.withLock { $0 } == [])
-        #expect(attempts.load(ordering: .relaxed) == 3)
+        // One of the two ran again at least once; on a loaded machine a retry can meet the
+        // other transaction once more, so only the lower bound is exact.
+        #expect(attempts.load(ordering: .relaxed) >= 3)
         let totals = try pool.withConnection { connection in
             try [PoolFixtures.counter(1, on: connection), PoolFixtures.counter(2, on: connection)]
         }

@@ -162,6 +162,9 @@ extension HTTPConnection {
         closeAfterWrite = true
         answerQueued = true
         current?.consumer = nil
+        // Its body will not be read: the memory goes back (or the line is left) before the
+        // answer, which a waiting client may see at once.
+        releaseBodyMemory()
         outbox += core.render(error, method: current?.head.method, target: current?.head.target,
                               since: current?.receivedAt)
         phase = .writing(lastProgress: Self.now())
