@@ -27,16 +27,34 @@ extension ConnectionPool {
                                    _ body: (PostgresConnection) throws -> T) throws -> T {
         try withConnection { connection in
             if connection.isInTransaction { return try body(connection) }
-            var attempt = 1
-            while true {
-                do {
-                    return try runTransaction(on: connection, isolation: isolation, body)
-                } catch let error as PostgresError
-                            where error.kind == .server && error.sqlState?.meansRetryableConflict == true
-                            && attempt < Self.transactionAttempts {
-                    Self.backOff(after: attempt)
-                    attempt += 1
-                }
+            return try Self.retryingConflicts { try runTransaction(on: connection, isolation: isolation, body) }
+        }
+    }
+
+    /// Runs `body` outside a transaction, again (after the same short random pause) when it
+    /// fails with a serialization failure or a deadlock: for a write that is one statement
+    /// (data-modifying CTEs), atomic by itself, which then costs one round trip instead of
+    /// a transaction's two. The body must be safe to repeat.
+    @discardableResult
+    public func withRetriedStatement<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        try withConnection { connection in
+            // Inside a transaction a conflict has aborted it: only the transaction may retry.
+            if connection.isInTransaction { return try body(connection) }
+            return try Self.retryingConflicts { try body(connection) }
+        }
+    }
+
+    /// Runs `attempt` up to `transactionAttempts` times while it fails with a conflict.
+    private static func retryingConflicts<T>(_ attempt: () throws -> T) throws -> T {
+        var count = 1
+        while true {
+            do {
+                return try attempt()
+            } catch let error as PostgresError
+                        where error.kind == .server && error.sqlState?.meansRetryableConflict == true
+                        && count < transactionAttempts {
+                backOff(after: count)
+                count += 1
             }
         }
     }

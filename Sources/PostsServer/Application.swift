@@ -33,6 +33,8 @@ public final class Application: Sendable {
         ProfileRoutes.register(on: &routes, profiles: profiles)
         PostRoutes.register(on: &routes, posts: posts, uploadDirectory: configuration.uploadDirectory)
         UploadRoutes.register(on: &routes, images: images)
+        LikeRoutes.register(on: &routes, likes: LikeService(pool: pool))
+        CommentRoutes.register(on: &routes, comments: CommentService(pool: pool))
         if configuration.authMode == .trust { DevRoutes.register(on: &routes, outbox: outbox) }
         let router = routes.router
 

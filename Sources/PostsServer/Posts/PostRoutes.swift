@@ -8,11 +8,11 @@ enum PostRoutes {
         routes.get("/api/posts") { request, context in
             let parent = try parentFilter(request.query["parent_id"])
             let author = try request.query["user_id"].map { text throws(HTTPError) in try queryID(text, "user_id") }
-            return pageAnswer(try posts.page(parent: parent, author: author, PageRequest(request.query), caller: context.caller))
+            return pageAnswer(try posts.page(parent: parent, author: author, PageRequest<KeysetCursor>(request.query), caller: context.caller))
         }
 
         routes.get("/api/posts/recent") { request, context in
-            pageAnswer(try posts.page(PageRequest(request.query), caller: context.caller))
+            pageAnswer(try posts.page(PageRequest<KeysetCursor>(request.query), caller: context.caller))
         }
 
         routes.get("/api/posts/:id") { _, context in
@@ -23,7 +23,7 @@ enum PostRoutes {
 
         routes.get("/api/posts/:id/children") { request, context in
             let id = try context.parameters.require("id", as: Int64.self)
-            guard let page = try posts.children(of: id, PageRequest(request.query), caller: context.caller) else {
+            guard let page = try posts.children(of: id, PageRequest<KeysetCursor>(request.query), caller: context.caller) else {
                 throw HTTPError.notFound("no such post")
             }
             var answer = JSONObject.success()

@@ -27,8 +27,8 @@ enum PostRows {
     }
 
     /// The cursor that continues after this row.
-    static func cursor(after row: PostgresRow) throws -> PostCursor {
-        PostCursor(createdAt: try row.decode(at: Column.createdAt), id: try row.decode(at: Column.id))
+    static func cursor(after row: PostgresRow) throws -> KeysetCursor {
+        KeysetCursor(createdAt: try row.decode(at: Column.createdAt), id: try row.decode(at: Column.id))
     }
 
     static func id(of row: PostgresRow) throws -> Int64 { try row.decode(at: Column.id) }
@@ -41,19 +41,16 @@ enum PostRows {
         appendInteger(try row.decode(at: Column.userID, as: Int64.self), to: &out)
         out += #","parent_id":"#.utf8
         appendOptionalInteger(try row.decode(at: Column.parentID, as: Int64?.self), to: &out)
-        appendText(#","title":"#, row, Column.title, to: &out)
-        appendText(#","summary":"#, row, Column.summary, to: &out)
-        appendText(#","body":"#, row, Column.body, to: &out)
-        appendText(#","image_url":"#, row, Column.imageURL, to: &out)
-        out += #","created_at":""#.utf8
-        let created: PostgresTimestamp = try row.decode(at: Column.createdAt)
-        Timestamp.append(millisecondsSince1970: created.millisecondsSince1970, to: &out)
-        out.append(UInt8(ascii: "\""))
-        appendText(#","timezone":"#, row, Column.timezone, to: &out)
-        appendText(#","location_tag":"#, row, Column.locationTag, to: &out)
+        RowJSON.appendText(#","title":"#, row, Column.title, to: &out)
+        RowJSON.appendText(#","summary":"#, row, Column.summary, to: &out)
+        RowJSON.appendText(#","body":"#, row, Column.body, to: &out)
+        RowJSON.appendText(#","image_url":"#, row, Column.imageURL, to: &out)
+        try RowJSON.appendTimestamp(#","created_at":"#, row, Column.createdAt, to: &out)
+        RowJSON.appendText(#","timezone":"#, row, Column.timezone, to: &out)
+        RowJSON.appendText(#","location_tag":"#, row, Column.locationTag, to: &out)
         out += #","ai_generated":"#.utf8
         out += (try row.decode(at: Column.aiGenerated, as: Bool.self) ? "true" : "false").utf8
-        appendText(#","author_name":"#, row, Column.authorName, to: &out)
+        RowJSON.appendText(#","author_name":"#, row, Column.authorName, to: &out)
         for (key, column) in [(#","child_count":"#, Column.childCount), (#","like_count":"#, Column.likeCount),
                               (#","comment_count":"#, Column.commentCount)] {
             out += key.utf8
@@ -74,13 +71,6 @@ enum PostRows {
             try append(row, withLiked: withLiked, to: &out)
         }
         out.append(UInt8(ascii: "]"))
-    }
-
-    private static func appendText(_ key: String, _ row: PostgresRow, _ column: Int, to out: inout [UInt8]) {
-        out += key.utf8
-        row.withBytes(at: column) { bytes in
-            if let bytes { JSONText.appendQuoted(bytes: bytes, to: &out) } else { out += "null".utf8 }
-        }
     }
 
     private static func appendOptionalInteger(_ value: Int64?, to out: inout [UInt8]) {

@@ -12,7 +12,7 @@ struct PostService: Sendable {
     struct Page: Sendable {
         let json: [UInt8]
         let count: Int
-        let nextCursor: PostCursor?
+        let nextCursor: KeysetCursor?
     }
 
     enum ParentFilter: Sendable, Equatable {
@@ -22,7 +22,7 @@ struct PostService: Sendable {
     }
 
     /// Newest first, optionally under one parent (or at the root) and by one author.
-    func page(parent: ParentFilter = .any, author: Int64? = nil, _ request: PageRequest, caller: Caller?) throws -> Page {
+    func page(parent: ParentFilter = .any, author: Int64? = nil, _ request: PageRequest<KeysetCursor>, caller: Caller?) throws -> Page {
         var query: SQLQuery = "SELECT \(unsafeSQL: PostRows.columns)\(PostRows.likedByMe(caller: caller)) FROM posts p \(unsafeSQL: PostRows.authorJoin) WHERE true"
         switch parent {
         case .any: break
@@ -30,16 +30,16 @@ struct PostService: Sendable {
         case .post(let id): query.append(" AND p.parent_id = \(id)")
         }
         if let author { query.append(" AND p.user_id = \(author)") }
-        if let cursor = request.cursor { query.append(cursor.condition) }
+        if let cursor = request.cursor { query.append(cursor.before(created: "p.created_at", id: "p.id")) }
         query.append(" ORDER BY p.created_at DESC, p.id DESC LIMIT \(request.limit + 1)")
         return try pool.withConnection { try Self.page(from: $0.query(query), limit: request.limit, withLiked: caller != nil) }
     }
 
     /// The children page of a post, or nil when the post does not exist: one statement,
     /// the parent's existence and its page together (a post with no children is common).
-    func children(of postID: Int64, _ request: PageRequest, caller: Caller?) throws -> Page? {
+    func children(of postID: Int64, _ request: PageRequest<KeysetCursor>, caller: Caller?) throws -> Page? {
         var page: SQLQuery = "SELECT \(unsafeSQL: PostRows.columns)\(PostRows.likedByMe(caller: caller)) FROM posts p \(unsafeSQL: PostRows.authorJoin) WHERE p.parent_id = parent.id"
-        if let cursor = request.cursor { page.append(cursor.condition) }
+        if let cursor = request.cursor { page.append(cursor.before(created: "p.created_at", id: "p.id")) }
         page.append(" ORDER BY p.created_at DESC, p.id DESC LIMIT \(request.limit + 1)")
         let query: SQLQuery = """
             SELECT c.* FROM (SELECT id FROM posts WHERE id = \(postID)) parent

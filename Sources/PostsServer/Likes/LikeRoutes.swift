@@ -1,0 +1,40 @@
+import HTTP
+
+/// `PUT`/`DELETE /api/posts/<id>/like`, `POST …/like/toggle` and `GET …/likes`.
+enum LikeRoutes {
+    static func register(on routes: inout RouteTable, likes: LikeService) {
+        for (method, path, action) in [("PUT", "/api/posts/:id/like", LikeService.Action.like),
+                                       ("DELETE", "/api/posts/:id/like", .unlike),
+                                       ("POST", "/api/posts/:id/like/toggle", .toggle)] {
+            let handler: RouteTable.Handler = { _, context in
+                let id = try context.parameters.require("id", as: Int64.self)
+                guard let state = try likes.apply(action, post: id, by: context.requireCaller()) else {
+                    throw HTTPError.notFound("no such post")
+                }
+                var answer = JSONObject.success()
+                answer.add("post_id", id)
+                answer.add("liked", state.liked)
+                answer.add("like_count", state.likeCount)
+                return answer.response()
+            }
+            switch method {
+            case "PUT": routes.put(path, access: .required, handler)
+            case "DELETE": routes.delete(path, access: .required, handler)
+            default: routes.post(path, access: .required, body: .none, handler)
+            }
+        }
+
+        routes.get("/api/posts/:id/likes") { request, context in
+            let id = try context.parameters.require("id", as: Int64.self)
+            guard let likers = try likes.likers(of: id, PageRequest<KeysetCursor>(request.query)) else {
+                throw HTTPError.notFound("no such post")
+            }
+            var answer = JSONObject.success()
+            answer.add("post_id", id)
+            answer.add("like_count", likers.likeCount)
+            answer.addRaw("profiles", likers.profilesJSON)
+            answer.add("next_cursor", likers.nextCursor?.text)
+            return answer.response()
+        }
+    }
+}

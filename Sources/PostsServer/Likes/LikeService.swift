@@ -1,0 +1,101 @@
+import HTTP
+import Postgres
+
+/// Likes: like, unlike and toggle, each one statement (data-modifying CTEs change the like
+/// row and the post's counter together: one round trip, atomic by itself), and the page of
+/// a post's likers. Every write goes through `apply`: the one place a like changes.
+struct LikeService: Sendable {
+    let pool: ConnectionPool
+
+    enum Action: Sendable {
+        case like
+        case unlike
+        case toggle
+    }
+
+    struct State: Sendable {
+        let liked: Bool
+        let likeCount: Int
+        /// False for a repeat that changed nothing (liking a liked post).
+        let changed: Bool
+    }
+
+    /// The post's like state after the action, or nil when there is no such post.
+    func apply(_ action: Action, post postID: Int64, by caller: Caller) throws -> State? {
+        let user = caller.userID
+        // What the action deletes and inserts; the counter moves by their difference, and
+        // is not written at all when nothing changed.
+        let delete: SQLQuery = action == .like ? "SELECT NULL::bigint AS post_id WHERE false" : """
+            DELETE FROM likes WHERE post_id = (SELECT id FROM target) AND user_id = \(user) RETURNING post_id
+            """
+        let insert: SQLQuery = action == .unlike ? "SELECT NULL::bigint AS post_id WHERE false" : """
+            INSERT INTO likes (post_id, user_id) SELECT id, \(user) FROM target WHERE NOT EXISTS (SELECT 1 FROM del)
+            ON CONFLICT DO NOTHING RETURNING post_id
+            """
+        let query: SQLQuery = """
+            WITH target AS (SELECT id, like_count FROM posts WHERE id = \(postID)),
+            del AS (\(delete)),
+            ins AS (\(insert)),
+            upd AS (
+                UPDATE posts SET like_count = like_count + (SELECT count(*) FROM ins) - (SELECT count(*) FROM del)
+                WHERE id = (SELECT id FROM target) AND (EXISTS (SELECT 1 FROM ins) OR EXISTS (SELECT 1 FROM del))
+                RETURNING like_count
+            )
+            SELECT (SELECT count(*) FROM target) AS found,
+                   coalesce((SELECT like_count FROM upd), (SELECT like_count FROM target)) AS like_count,
+                   (SELECT count(*) FROM ins) AS inserted, (SELECT count(*) FROM del) AS deleted
+            """
+        let row: PostgresRow
+        do {
+            row = try pool.withRetriedStatement { try $0.query(query).first! }
+        } catch let error as PostgresError where error.sqlState == .foreignKeyViolation {
+            return nil  // the post was deleted while we liked it
+        }
+        guard try row.decode("found", as: Int.self) == 1 else { return nil }
+        let inserted = try row.decode("inserted", as: Int.self) == 1
+        let deleted = try row.decode("deleted", as: Int.self) == 1
+        let liked = switch action {
+        case .like: true
+        case .unlike: false
+        // Neither inserted nor deleted: another request liked it at the same moment.
+        case .toggle: !deleted
+        }
+        return State(liked: liked, likeCount: try row.decode("like_count"), changed: inserted || deleted)
+    }
+
+    struct Likers: Sendable {
+        let likeCount: Int
+        let profilesJSON: [UInt8]
+        let nextCursor: KeysetCursor?
+    }
+
+    /// The post's likers' profiles, newest like first; nil when there is no such post.
+    func likers(of postID: Int64, _ request: PageRequest<KeysetCursor>) throws -> Likers? {
+        var page: SQLQuery = "SELECT l.created_at, l.user_id FROM likes l WHERE l.post_id = post.id"
+        if let cursor = request.cursor { page.append(cursor.before(created: "l.created_at", id: "l.user_id")) }
+        page.append(" ORDER BY l.created_at DESC, l.user_id DESC LIMIT \(request.limit + 1)")
+        let query: SQLQuery = """
+            SELECT post.like_count, l.created_at AS liked_at, \(unsafeSQL: ProfileRows.columns)
+            FROM (SELECT id, like_count FROM posts WHERE id = \(postID)) post
+            LEFT JOIN LATERAL (\(page)) l ON true
+            LEFT JOIN profiles pr ON pr.user_id = l.user_id
+            ORDER BY l.created_at DESC, l.user_id DESC
+            """
+        return try pool.withConnection { connection -> Likers? in
+            let rows = try connection.query(query).rows
+            guard let first = rows.first else { return nil }
+            let likers = rows.filter { $0.withBytes(at: 2) { $0 != nil } }
+            let shown = likers.prefix(request.limit)
+            var json: [UInt8] = [UInt8(ascii: "[")]
+            for (index, row) in shown.enumerated() {
+                if index > 0 { json.append(UInt8(ascii: ",")) }
+                try ProfileRows.append(row, from: 2, to: &json)
+            }
+            json.append(UInt8(ascii: "]"))
+            let next = try likers.count > request.limit ? shown.last.map {
+                KeysetCursor(createdAt: try $0.decode(at: 1), id: try $0.decode(at: 2))
+            } : nil
+            return Likers(likeCount: try first.decode(at: 0), profilesJSON: json, nextCursor: next)
+        }
+    }
+}
