@@ -38,15 +38,10 @@ struct CommentService: Sendable {
             let rows = try connection.query(query).rows
             guard let first = rows.first else { return nil }
             let comments = rows.filter { $0.withBytes(at: 0) { $0 != nil } }
-            let shown = comments.prefix(request.limit)
-            var json: [UInt8] = [UInt8(ascii: "[")]
-            json.reserveCapacity(shown.count * 400 + 2)
-            for (index, row) in shown.enumerated() {
-                if index > 0 { json.append(UInt8(ascii: ",")) }
-                try CommentRows.append(row, to: &json)
+            let (json, last) = try RowJSON.page(comments, limit: request.limit) { row, out in
+                try CommentRows.append(row, to: &out)
             }
-            json.append(UInt8(ascii: "]"))
-            let next = try comments.count > request.limit ? shown.last.map(CommentRows.cursor(after:)) : nil
+            let next = try last.map(CommentRows.cursor(after:))
             return Page(commentCount: try first.decode("comment_count"), json: json, nextCursor: next)
         }
     }

@@ -85,16 +85,10 @@ struct LikeService: Sendable {
             let rows = try connection.query(query).rows
             guard let first = rows.first else { return nil }
             let likers = rows.filter { $0.withBytes(at: 2) { $0 != nil } }
-            let shown = likers.prefix(request.limit)
-            var json: [UInt8] = [UInt8(ascii: "[")]
-            for (index, row) in shown.enumerated() {
-                if index > 0 { json.append(UInt8(ascii: ",")) }
-                try ProfileRows.append(row, from: 2, to: &json)
+            let (json, last) = try RowJSON.page(likers, limit: request.limit) { row, out in
+                try ProfileRows.append(row, from: 2, to: &out)
             }
-            json.append(UInt8(ascii: "]"))
-            let next = try likers.count > request.limit ? shown.last.map {
-                KeysetCursor(createdAt: try $0.decode(at: 1), id: try $0.decode(at: 2))
-            } : nil
+            let next = try last.map { KeysetCursor(createdAt: try $0.decode(at: 1), id: try $0.decode(at: 2)) }
             return Likers(likeCount: try first.decode(at: 0), profilesJSON: json, nextCursor: next)
         }
     }

@@ -22,6 +22,21 @@ enum ProfileRows {
 
 /// Field writers shared by the row-to-JSON writers.
 enum RowJSON {
+    /// The rows of a page asked for with one row too many, as a JSON array of at most
+    /// `limit` items, and the last item shown when more follow (for the next cursor).
+    static func page(_ rows: [PostgresRow], limit: Int,
+                     _ append: (PostgresRow, inout [UInt8]) throws -> Void) throws -> (json: [UInt8], lastBeforeMore: PostgresRow?) {
+        let shown = rows.prefix(limit)
+        var json: [UInt8] = [UInt8(ascii: "[")]
+        json.reserveCapacity(shown.count * 512 + 2)
+        for (index, row) in shown.enumerated() {
+            if index > 0 { json.append(UInt8(ascii: ",")) }
+            try append(row, &json)
+        }
+        json.append(UInt8(ascii: "]"))
+        return (json, rows.count > limit ? shown.last : nil)
+    }
+
     /// `key` then the column's text as a JSON string (or null), escaped from the raw bytes.
     static func appendText(_ key: String, _ row: PostgresRow, _ column: Int, to out: inout [UInt8]) {
         out += key.utf8
