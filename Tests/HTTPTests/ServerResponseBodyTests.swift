@@ -106,9 +106,10 @@ import TestSupport
         #expect(try client.readUntilClose() == Array("abc".utf8))
     }
 
-    /// A client that stops reading: once the queue limit waits in the server, writes are
-    /// refused with `.overLimit`, and memory stays bounded.
-    @Test func clientThatStopsReading_putsTheProducerOverItsLimit() throws {
+    /// A client that stops reading: once the queue limit waits in the server beyond its
+    /// socket, every write is refused (`.full`), so memory stays bounded; the producer gives
+    /// up on it and the connection closes.
+    @Test func clientThatStopsReading_fillsItsQueue_andNoMore() throws {
         let producer = Producer()
         let server = try Self.start(producer, queueLimit: 64 * 1024)
         defer { server.stop() }
@@ -116,16 +117,20 @@ import TestSupport
         try client.send("GET /events HTTP/1.1\r\nHost: t\r\n\r\n")
         let writer = try producer.waitForWriter()
         let piece = [UInt8](repeating: 0x61, count: 16 * 1024)
-        var overLimit = false
+        var full = 0
         // Socket buffers take a few megabytes first; the loop drains into them meanwhile.
-        for _ in 0..<20_000 where !overLimit {
+        for _ in 0..<200_000 where full < 200 {
             switch writer.write(piece) {
-            case .queued: continue
-            case .overLimit: overLimit = true
-            case .closed: Issue.record("the stream closed")
+            case .queued: full = 0
+            case .full:
+                full += 1
+                // The unsent part counts each chunk's framing (8 bytes for these).
+                #expect(writer.waitingBytes <= 64 * 1024 + 8 * 4)
+                Thread.sleep(forTimeInterval: 0.001)
+            case .closed: Issue.record("closed before the client went away")
             }
         }
-        #expect(overLimit)
+        #expect(full == 200)
         writer.cancel()
         #expect(producer.closed.wait(timeout: .now() + 5) == .success)
         #expect(client.waitForClose())

@@ -44,6 +44,7 @@ public struct HTTPError: Error, Sendable, Equatable {
         case 405: "method_not_allowed"
         case 408: "request_timeout"
         case 409: "conflict"
+        case 410: "gone"
         case 413: "payload_too_large"
         case 414: "uri_too_long"
         case 415: "unsupported_media_type"

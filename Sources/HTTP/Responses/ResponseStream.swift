@@ -7,7 +7,8 @@
 /// closes its side (end of input) ends the stream: streams are for clients that listen.
 public struct ResponseStream: Sendable {
     /// Bytes that may wait in the server for a client that reads slowly (beyond what its
-    /// socket buffer took); a write past it is refused with `.overLimit`.
+    /// socket buffer took, chunk framing aside); a write that would pass it is refused
+    /// with `.full`.
     public let queueLimit: Int
     let start: @Sendable (StreamWriter) -> Void
 

@@ -6,10 +6,11 @@ import Locking
 public final class StreamWriter: Sendable {
     public enum WriteResult: Sendable, Equatable {
         case queued
-        /// The client is not keeping up: more than `queueLimit` bytes wait for it beyond
-        /// what its socket took (or a burst outran the loop by twice that). Nothing was
-        /// queued; a producer usually cancels the stream now.
-        case overLimit
+        /// This would make more than `queueLimit` bytes wait in the server (beyond what the
+        /// socket took): nothing was queued; a producer writes again once `hasRoom`, or
+        /// gives up on a client that stays full (`waitingBytes`). The first write into an
+        /// empty queue always goes, however large, so one big event cannot wedge a stream.
+        case full
         /// The stream has ended (client gone, server stopping, or finished).
         case closed
     }
@@ -48,11 +49,8 @@ public final class StreamWriter: Sendable {
         guard !bytes.isEmpty else { return .queued }
         let (result, wake) = mailbox.withLock { box -> (WriteResult, Bool) in
             if box.closed || box.finished || box.cancelled { return (.closed, false) }
-            // Judged by what the socket refused at the loop's last attempt; bytes not yet
-            // offered to it say nothing about the client, but are capped all the same.
-            if box.unsentBytes > queueLimit || box.queuedBytes + bytes.count > 2 * queueLimit {
-                return (.overLimit, false)
-            }
+            let waiting = box.queuedBytes + box.unsentBytes
+            if waiting > 0 && waiting + bytes.count > queueLimit { return (.full, false) }
             box.chunks.append(bytes)
             box.queuedBytes += bytes.count
             return (.queued, box.takeWake())
@@ -84,6 +82,14 @@ public final class StreamWriter: Sendable {
     }
 
     public var isClosed: Bool { mailbox.withLock { $0.closed } }
+
+    /// Bytes written and not yet taken by the client's socket.
+    public var waitingBytes: Int {
+        mailbox.withLock { $0.queuedBytes + $0.unsentBytes }
+    }
+
+    /// Whether a producer that met `.full` may write again: half the queue has drained.
+    public var hasRoom: Bool { waitingBytes <= queueLimit / 2 }
 
     private func signal(_ change: (inout Mailbox) -> Void) {
         let wake = mailbox.withLock { box -> Bool in
