@@ -7,6 +7,9 @@ public final class Application: Sendable {
     public let configuration: Configuration
     public let server: Server
     public let pool: ConnectionPool
+    /// This instance's live change feed and the retention pruner, both running until `stop`.
+    let feed: ChangeFeed
+    let pruner: ChangePruner
 
     /// Starts serving at once (migrations are the caller's business, see `Migrations`).
     /// `accessLog` defaults to lines on standard output in the configured format.
@@ -35,6 +38,10 @@ public final class Application: Sendable {
         UploadRoutes.register(on: &routes, images: images)
         LikeRoutes.register(on: &routes, likes: LikeService(pool: pool))
         CommentRoutes.register(on: &routes, comments: CommentService(pool: pool))
+        feed = ChangeFeed(conninfo: databaseURL, logger: logger, keepAliveInterval: configuration.eventsKeepAlive)
+        pruner = ChangePruner(pool: pool, retention: configuration.changesRetention, logger: logger)
+        ChangeRoutes.register(on: &routes, reader: ChangeReader(pool: pool), feed: feed)
+        MetricsRoutes.register(on: &routes, feed: feed)
         if configuration.authMode == .trust { DevRoutes.register(on: &routes, outbox: outbox) }
         let router = routes.router
 
@@ -48,11 +55,16 @@ public final class Application: Sendable {
         adjustServer(&http)
         server = try Server(configuration: http, router: router, logger: logger,
                             accessLog: accessLog ?? LineAccessLog(format: configuration.logFormat))
+        feed.start()
+        pruner.start()
     }
 
-    /// Finishes the requests in flight, then closes the pool.
+    /// Finishes the requests in flight (streams end at once), stops the feed and the
+    /// pruner, then closes the pool.
     public func stop() {
         server.stop()
+        feed.stop()
+        pruner.stop()
         pool.close()
     }
 }

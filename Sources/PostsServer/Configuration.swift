@@ -17,6 +17,10 @@ public struct Configuration: Sendable {
     public var logFormat = LineLogHandler.Format.text
     public var rateLimitPerIP = 120
     public var maxConnections = 10_000
+    /// How long changes are kept for `/api/changes` and `Last-Event-ID` resumes.
+    public var changesRetention: Duration = .seconds(7 * 24 * 3600)
+    /// A comment line goes to an event stream after this long without events (API.md: 15 s).
+    public var eventsKeepAlive: Duration = .seconds(15)
     /// `posts-server dev` logs every sign-in code, so a developer needs no mailer.
     public var logsLoginCodes = false
     /// Bytes of request bodies held in memory at once, all connections together.
@@ -87,6 +91,12 @@ public struct Configuration: Sendable {
             }
             configuration.maxBodyMemory = bytes
         }
+        if let text = value("CHANGES_RETENTION") {
+            guard let retention = parseDuration(text) else {
+                throw Invalid(description: "CHANGES_RETENTION must be a duration like 7d, 12h, 30m or 90s, not \"\(text)\"")
+            }
+            configuration.changesRetention = retention
+        }
         return configuration
     }
 }
@@ -100,4 +110,12 @@ func parseByteSize(_ text: String) -> Int? {
           let number = Int(digits) else { return nil }
     let (bytes, overflow) = number.multipliedReportingOverflow(by: unit.factor)
     return overflow ? nil : bytes
+}
+
+/// `7d`, `12h`, `30m`, `90s`: a positive whole number and one unit; nil for anything else.
+func parseDuration(_ text: String) -> Duration? {
+    let units: [Character: Int64] = ["d": 86_400, "h": 3_600, "m": 60, "s": 1]
+    guard let unit = text.last, let seconds = units[unit], let number = Int64(text.dropLast()), number > 0,
+          text.dropLast().allSatisfy(\.isASCII), number <= 10 * 365 * 86_400 / seconds else { return nil }
+    return .seconds(number * seconds)
 }

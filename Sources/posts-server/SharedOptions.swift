@@ -20,6 +20,8 @@ struct SharedOptions: ParsableArguments {
     var logFormat: String?
     @Option(help: "Requests per minute per client address on auth routes and writes; 0 is off (env RATE_LIMIT_IP).")
     var rateLimitIp: Int?
+    @Option(help: "How long changes are kept, e.g. 7d, 12h, 30m, 90s (env CHANGES_RETENTION, default 7d).")
+    var changesRetention: String?
     @Option(help: "Open connections; past it new ones are closed at once (env MAX_CONNECTIONS, default 10000).")
     var maxConnections: Int?
     @Option(help: "Memory for request bodies being received, e.g. 64MiB; past it reading waits (env MAX_BODY_MEMORY).")
@@ -39,6 +41,7 @@ struct SharedOptions: ParsableArguments {
         override("LOG_FORMAT", logFormat)
         override("RATE_LIMIT_IP", rateLimitIp.map(String.init))
         override("MAX_CONNECTIONS", maxConnections.map(String.init))
+        override("CHANGES_RETENTION", changesRetention)
         override("MAX_BODY_MEMORY", maxBodyMemory)
         do {
             return try Configuration.fromEnvironment(environment)

@@ -31,6 +31,9 @@ public final class RawHTTPClient: @unchecked Sendable {
     public let fd: Int32
     private var buffer: [UInt8] = []
 
+    /// Bytes received and not yet taken as part of a response (all of them after `waitForClose`).
+    public var bufferedByteCount: Int { buffer.count }
+
     public init(port: Int, host: String = "127.0.0.1", timeout: Duration = .seconds(5)) throws {
         fd = try Self.connectedSocket(port: port, host: host, timeout: timeout)
     }
@@ -94,7 +97,7 @@ public final class RawHTTPClient: @unchecked Sendable {
 
     /// Reads until the connection is closed by the server; true if it closed (not timed out).
     public func waitForClose() -> Bool {
-        var chunk = [UInt8](repeating: 0, count: 4096)
+        var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
             let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count == 0 { return true }

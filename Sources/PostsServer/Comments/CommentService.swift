@@ -54,8 +54,18 @@ struct CommentService: Sendable {
             throw HTTPError(.unprocessableEntity, message: "body must be 1 to \(Self.maxLength) characters")
         }
         let query: SQLQuery = """
-            WITH post AS (UPDATE posts SET comment_count = comment_count + 1 WHERE id = \(postID) RETURNING id),
-            c AS (INSERT INTO comments (post_id, user_id, body) SELECT id, \(caller.userID), \(body) FROM post RETURNING *)
+            WITH lock AS (\(ChangeLog.lock(posts: [postID]))),
+            post AS (
+                UPDATE posts SET comment_count = comment_count + 1 WHERE id = \(postID) AND (SELECT count(*) FROM lock) >= 0
+                RETURNING id, parent_id, comment_count
+            ),
+            c AS (INSERT INTO comments (post_id, user_id, body) SELECT id, \(caller.userID), \(body) FROM post RETURNING *),
+            recorded AS (
+                INSERT INTO changes (type, post_id, parent_id, user_id, data)
+                SELECT 'comment.created', post.id, post.parent_id, \(caller.userID),
+                       json_build_object('comment', comment_json(c::comments), 'comment_count', post.comment_count)
+                FROM post, c
+            )
             SELECT \(unsafeSQL: Self.columns) FROM c JOIN profiles pr ON pr.user_id = c.user_id
             """
         let insert = { (connection: PostgresConnection) throws -> Response in
@@ -84,11 +94,25 @@ struct CommentService: Sendable {
         let row = try pool.withRetriedStatement { connection in
             try connection.query("""
                 WITH target AS (SELECT id, post_id, user_id FROM comments WHERE id = \(id)),
+                lock AS (
+                    SELECT pg_advisory_xact_lock(\(unsafeSQL: ChangeLog.postLockKey("post_id"))) FROM target
+                    WHERE user_id = \(caller.userID)
+                ),
                 del AS (
                     DELETE FROM comments c USING target
-                    WHERE c.id = target.id AND target.user_id = \(caller.userID) RETURNING c.post_id
+                    WHERE c.id = target.id AND target.user_id = \(caller.userID) AND (SELECT count(*) FROM lock) >= 0
+                    RETURNING c.post_id
                 ),
-                upd AS (UPDATE posts SET comment_count = comment_count - 1 WHERE id = (SELECT post_id FROM del) RETURNING id)
+                upd AS (
+                    UPDATE posts SET comment_count = comment_count - 1 WHERE id = (SELECT post_id FROM del)
+                    RETURNING id, parent_id, comment_count
+                ),
+                recorded AS (
+                    INSERT INTO changes (type, post_id, parent_id, user_id, data)
+                    SELECT 'comment.deleted', upd.id, upd.parent_id, \(caller.userID),
+                           json_build_object('comment_id', \(id), 'comment_count', upd.comment_count)
+                    FROM upd
+                )
                 SELECT (SELECT user_id FROM target) AS author, (SELECT count(*) FROM del) AS deleted
                 """).first!
         }

@@ -32,14 +32,23 @@ struct LikeService: Sendable {
             INSERT INTO likes (post_id, user_id) SELECT id, \(user) FROM target WHERE NOT EXISTS (SELECT 1 FROM del)
             ON CONFLICT DO NOTHING RETURNING post_id
             """
+        // The post's lock comes before any write (see ChangeLog); the change is recorded
+        // only when something changed.
         let query: SQLQuery = """
-            WITH target AS (SELECT id, like_count FROM posts WHERE id = \(postID)),
+            WITH lock AS (\(ChangeLog.lock(posts: [postID]))),
+            target AS (SELECT id, parent_id, like_count FROM posts WHERE id = \(postID) AND (SELECT count(*) FROM lock) >= 0),
             del AS (\(delete)),
             ins AS (\(insert)),
             upd AS (
                 UPDATE posts SET like_count = like_count + (SELECT count(*) FROM ins) - (SELECT count(*) FROM del)
                 WHERE id = (SELECT id FROM target) AND (EXISTS (SELECT 1 FROM ins) OR EXISTS (SELECT 1 FROM del))
                 RETURNING like_count
+            ),
+            recorded AS (
+                INSERT INTO changes (type, post_id, parent_id, user_id, data)
+                SELECT 'like.changed', target.id, target.parent_id, \(user),
+                       json_build_object('liked', EXISTS (SELECT 1 FROM ins), 'like_count', upd.like_count)
+                FROM target, upd
             )
             SELECT (SELECT count(*) FROM target) AS found,
                    coalesce((SELECT like_count FROM upd), (SELECT like_count FROM target)) AS like_count,

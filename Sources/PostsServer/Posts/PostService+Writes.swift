@@ -32,15 +32,24 @@ extension PostService {
                         on connection: PostgresConnection) throws -> [UInt8] {
         let parentID: Int64? = draft.parentID
         let locationTag: String? = draft.locationTag
+        // The parent's lock before any write (its count is in the change: see ChangeLog).
         let query: SQLQuery = """
-            WITH parent AS (
-                UPDATE posts SET child_count = child_count + 1 WHERE id = \(parentID) RETURNING id
+            WITH lock AS (\(ChangeLog.lock(posts: [parentID]))),
+            parent AS (
+                UPDATE posts SET child_count = child_count + 1 WHERE id = \(parentID) AND (SELECT count(*) FROM lock) >= 0
+                RETURNING id, child_count
             ), p AS (
                 INSERT INTO posts (user_id, parent_id, title, summary, body, image_url, timezone, location_tag, ai_generated)
                 SELECT \(caller.userID), \(parentID)::bigint, \(draft.title), \(draft.summary), \(draft.body),
                        \(imageURL)::text, \(draft.timezone), \(locationTag)::text, \(draft.aiGenerated)
-                WHERE \(parentID)::bigint IS NULL OR EXISTS (SELECT 1 FROM parent)
+                WHERE (\(parentID)::bigint IS NULL OR EXISTS (SELECT 1 FROM parent)) AND (SELECT count(*) FROM lock) >= 0
                 RETURNING *
+            ), recorded AS (
+                INSERT INTO changes (type, post_id, parent_id, user_id, data)
+                SELECT 'post.created', p.id, p.parent_id, p.user_id, CASE WHEN p.parent_id IS NULL
+                    THEN json_build_object('post', post_json(p::posts))
+                    ELSE json_build_object('post', post_json(p::posts), 'parent_child_count', (SELECT child_count FROM parent))
+                END FROM p
             )
             SELECT \(unsafeSQL: PostRows.columns), false AS liked_by_me FROM p \(unsafeSQL: PostRows.authorJoin)
             """
@@ -65,6 +74,7 @@ extension PostService {
         let stored = try edits.image.map(images.keep)
         do {
             let (post, replaced) = try pool.withTransaction { connection -> ([UInt8], String?) in
+                try connection.query(ChangeLog.lock(posts: [id]))
                 let previous = try lockOwned(id, by: caller, on: connection).imageURL
                 let title: String? = edits.title
                 let summary: String? = edits.summary
@@ -81,6 +91,10 @@ extension PostService {
                             location_tag = CASE WHEN \(changesLocation) THEN \(location)::text ELSE location_tag END,
                             image_url = coalesce(\(imageURL)::text, image_url)
                         WHERE id = \(id) RETURNING *
+                    ), recorded AS (
+                        INSERT INTO changes (type, post_id, parent_id, user_id, data)
+                        SELECT 'post.updated', p.id, p.parent_id, \(caller.userID), json_build_object('post', post_json(p::posts))
+                        FROM p
                     )
                     SELECT \(unsafeSQL: PostRows.columns)\(PostRows.likedByMe(caller: caller)) FROM p \(unsafeSQL: PostRows.authorJoin)
                     """
@@ -100,7 +114,11 @@ extension PostService {
     @discardableResult
     func delete(_ id: Int64, by caller: Caller) throws -> [Int64] {
         let (deleted, files) = try pool.withTransaction { connection -> ([Int64], [String]) in
-            let post = try lockOwned(id, by: caller, on: connection)
+            // The tree holds still (no reparent meanwhile), then the post's and its parent's
+            // locks come before any write (see ChangeLog).
+            try connection.query("SELECT pg_advisory_xact_lock(\(Self.treeLock))")
+            let parentID = try owned(id, by: caller, on: connection).parentID
+            try connection.query(ChangeLog.lock(posts: [id, parentID]))
             let subtree = try connection.query("""
                 WITH RECURSIVE subtree(id) AS (
                     SELECT \(id)::bigint
@@ -109,10 +127,18 @@ extension PostService {
                 )
                 DELETE FROM posts p USING subtree WHERE p.id = subtree.id RETURNING p.id, p.image_url
                 """).rows
-            if let parent = post.parentID {
-                try connection.query("UPDATE posts SET child_count = child_count - 1 WHERE id = \(parent)")
-            }
-            return (try subtree.map { try $0.decode("id") }, try subtree.compactMap { try $0.decode("image_url", as: String?.self) })
+            let ids: [Int64] = try subtree.map { try $0.decode("id") }
+            try connection.query("""
+                WITH parent AS (
+                    UPDATE posts SET child_count = child_count - 1 WHERE id = \(parentID) RETURNING child_count
+                )
+                INSERT INTO changes (type, post_id, parent_id, user_id, data)
+                SELECT 'post.deleted', \(id), \(parentID)::bigint, \(caller.userID), CASE WHEN \(parentID)::bigint IS NULL
+                    THEN json_build_object('deleted_ids', \(PostgresArray(ids)))
+                    ELSE json_build_object('deleted_ids', \(PostgresArray(ids)), 'parent_child_count', (SELECT child_count FROM parent))
+                END
+                """)
+            return (ids, try subtree.compactMap { try $0.decode("image_url", as: String?.self) })
         }
         for url in files { images.remove(url: url) }
         return deleted
@@ -124,7 +150,10 @@ extension PostService {
     /// pass the cycle check and together make a loop.
     func reparent(_ id: Int64, under newParent: Int64?, by caller: Caller) throws -> [UInt8] {
         try pool.withTransaction { connection -> [UInt8] in
-            try connection.query("SELECT pg_advisory_xact_lock(\(Self.reparentLock))")
+            try connection.query("SELECT pg_advisory_xact_lock(\(Self.treeLock))")
+            // The post's and both parents' locks before any write (see ChangeLog).
+            let oldParent = try owned(id, by: caller, on: connection).parentID
+            try connection.query(ChangeLog.lock(posts: [id, oldParent, newParent]))
             let post = try lockOwned(id, by: caller, on: connection)
             if let newParent {
                 guard newParent != id else { throw HTTPError(.conflict, message: "a post cannot be its own parent") }
@@ -143,19 +172,31 @@ extension PostService {
                 }
             }
             if post.parentID != newParent {
-                let oldParent: Int64? = post.parentID
                 try connection.query("""
                     UPDATE posts SET child_count = child_count + (CASE WHEN id = \(newParent) THEN 1 ELSE -1 END)
                     WHERE id = \(oldParent) OR id = \(newParent)
                     """)
                 try connection.query("UPDATE posts SET parent_id = \(newParent) WHERE id = \(id)")
             }
+            try connection.query("""
+                INSERT INTO changes (type, post_id, parent_id, old_parent_id, reparented, user_id, data)
+                SELECT 'post.updated', p.id, p.parent_id, \(oldParent)::bigint, true, \(caller.userID),
+                       json_build_object('post', post_json(p), 'old_parent_id', \(oldParent)::bigint)
+                FROM posts p WHERE p.id = \(id)
+                """)
             return try Self.post(id, caller: caller, on: connection) ?? []
         }
     }
 
-    /// Any constant works; this one is "posts-server reparent" folded into 63 bits.
-    private static let reparentLock: Int64 = 0x7265_7061_7265_6E74
+    /// The tree's shape: reparents and deletes take it, one at a time. Any constant works;
+    /// this one is "reparent" in ASCII.
+    private static let treeLock: Int64 = 0x7265_7061_7265_6E74
+
+    /// The post, read without a lock (no write, so no xid yet: see ChangeLog): 404 if there
+    /// is none, 403 if it is another's.
+    func owned(_ id: Int64, by caller: Caller, on connection: PostgresConnection) throws -> OwnedPost {
+        try checkOwner(connection.query("SELECT user_id, parent_id, image_url FROM posts WHERE id = \(id)").first, caller)
+    }
 
     struct OwnedPost {
         let parentID: Int64?
@@ -164,9 +205,12 @@ extension PostService {
 
     /// Locks the post for this transaction: 404 if there is none, 403 if it is another's.
     func lockOwned(_ id: Int64, by caller: Caller, on connection: PostgresConnection) throws -> OwnedPost {
-        guard let row = try connection.query("""
-            SELECT user_id, parent_id, image_url FROM posts WHERE id = \(id) FOR UPDATE
-            """).first else { throw HTTPError.notFound("no such post") }
+        try checkOwner(connection.query("SELECT user_id, parent_id, image_url FROM posts WHERE id = \(id) FOR UPDATE").first,
+                       caller)
+    }
+
+    private func checkOwner(_ row: PostgresRow?, _ caller: Caller) throws -> OwnedPost {
+        guard let row else { throw HTTPError.notFound("no such post") }
         guard try row.decode("user_id", as: Int64.self) == caller.userID else {
             throw HTTPError(.forbidden, message: "only the post's author may change it")
         }

@@ -39,14 +39,23 @@ struct ProfileService: Sendable {
         }
         do {
             let row = try pool.withConnection { connection in
+                // The profile's lock before the write, and its change in the same statement.
                 try connection.query("""
-                    UPDATE profiles SET
-                        username = coalesce(\(patch.username), username),
-                        full_name = coalesce(\(patch.fullName), full_name),
-                        bio = coalesce(\(patch.bio), bio),
-                        avatar_url = CASE WHEN \(avatarGiven) THEN \(avatar)::text ELSE avatar_url END
-                    WHERE user_id = \(userID)
-                    RETURNING \(unsafeSQL: Profile.columns)
+                    WITH lock AS (\(ChangeLog.lock(profile: userID))),
+                    p AS (
+                        UPDATE profiles SET
+                            username = coalesce(\(patch.username), username),
+                            full_name = coalesce(\(patch.fullName), full_name),
+                            bio = coalesce(\(patch.bio), bio),
+                            avatar_url = CASE WHEN \(avatarGiven) THEN \(avatar)::text ELSE avatar_url END
+                        WHERE user_id = \(userID) AND (SELECT count(*) FROM lock) >= 0
+                        RETURNING *
+                    ),
+                    recorded AS (
+                        INSERT INTO changes (type, user_id, data)
+                        SELECT 'profile.updated', p.user_id, json_build_object('profile', profile_json(p::profiles)) FROM p
+                    )
+                    SELECT \(unsafeSQL: Profile.columns) FROM p
                     """).first
             }
             guard let row else { throw HTTPError.notFound("no profile for this user") }

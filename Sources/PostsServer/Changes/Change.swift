@@ -1,0 +1,75 @@
+import HTTP
+import Postgres
+
+/// One recorded change as the feed hands it out: its key, what the filters look at, and
+/// its JSON (API.md's Change object) written once for every reader.
+struct Change: Sendable {
+    let key: ChangeKey
+    let type: String
+    let at: PostgresTimestamp
+    let postID: Int64?
+    let parentID: Int64?
+    let oldParentID: Int64?
+    let reparented: Bool
+    let userID: Int64
+    let json: [UInt8]
+
+    /// What a query selects to make one (`c` is the changes alias), in this order.
+    static let columns = """
+        c.txid::text::bigint AS txid, c.position, c.type, c.at, c.post_id, c.parent_id, c.old_parent_id, \
+        c.reparented, c.user_id, c.data::text AS data
+        """
+
+    init(row: PostgresRow) throws {
+        key = ChangeKey(txid: try row.decode(at: 0), position: try row.decode(at: 1))
+        type = try row.decode(at: 2)
+        at = try row.decode(at: 3)
+        postID = try row.decode(at: 4)
+        parentID = try row.decode(at: 5)
+        oldParentID = try row.decode(at: 6)
+        reparented = try row.decode(at: 7)
+        userID = try row.decode(at: 8)
+        var out: [UInt8] = []
+        out.reserveCapacity(512)
+        out += #"{"seq":"#.utf8
+        JSONText.appendQuoted(key.text, to: &out)
+        RowJSON.appendText(#","type":"#, row, 2, to: &out)
+        try RowJSON.appendTimestamp(#","at":"#, row, 3, to: &out)
+        // A profile's change is about no post: it has neither field.
+        if type != "profile.updated" {
+            out += #","post_id":"#.utf8
+            Self.appendInteger(postID, to: &out)
+            out += #","parent_id":"#.utf8
+            Self.appendInteger(parentID, to: &out)
+        }
+        out += #","user_id":"#.utf8
+        PostRows.appendInteger(userID, to: &out)
+        // The type's own fields: the stored object's members, after these.
+        row.withBytes(at: 9) { bytes in
+            guard let bytes, let open = bytes.firstIndex(of: UInt8(ascii: "{")),
+                  let close = bytes.lastIndex(of: UInt8(ascii: "}")), open < close else { return }
+            let members = UnsafeRawBufferPointer(rebasing: bytes[(open + 1)..<close])
+            if members.contains(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x09 && $0 != 0x0D }) {
+                out.append(UInt8(ascii: ","))
+                out.append(contentsOf: members)
+            }
+        }
+        out.append(UInt8(ascii: "}"))
+        json = out
+    }
+
+    /// The Server-Sent Event: `id`, `event`, one line of `data`, a blank line.
+    var event: [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(json.count + 64)
+        out += "id: \(key.text)\nevent: \(type)\ndata: ".utf8
+        // JSON strings escape newlines, so the object is already one line.
+        out += json
+        out += "\n\n".utf8
+        return out
+    }
+
+    private static func appendInteger(_ value: Int64?, to out: inout [UInt8]) {
+        if let value { PostRows.appendInteger(value, to: &out) } else { out += "null".utf8 }
+    }
+}

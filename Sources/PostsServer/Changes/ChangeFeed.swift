@@ -1,0 +1,324 @@
+import Dispatch
+import Foundation
+import HTTP
+import Locking
+import Logging
+import Postgres
+import Synchronization
+
+/// An instance's live feed: one dedicated connection (not from the pool) that LISTENs for
+/// the writers' wake-ups, reads the new changes once per wake-up (below the horizon, see
+/// `ChangeLog`) and hands each to every matching subscriber of this instance. After an
+/// outage it reconnects, LISTENs again and catches up from the table from where it was:
+/// nothing is missed. It also polls every `pollInterval`, since a change held back by an
+/// older transaction becomes deliverable when that transaction ends, which no notification
+/// announces.
+///
+/// One thread does it all: subscribers, cursors and the connection belong to it; other
+/// threads reach it through the inbox (joins and leaves).
+final class ChangeFeed: @unchecked Sendable {
+    struct Statistics: Sendable {
+        let subscribers: Int
+        let delivered: Int
+        /// How far delivery is behind the writes: the age of the oldest committed change
+        /// still held back (a long transaction elsewhere holds the horizon), or else how
+        /// long the changes delivered in the last second took to go out.
+        let lagSeconds: Double
+    }
+
+    private struct Subscriber {
+        let writer: StreamWriter
+        let filter: ChangeFilter
+        /// The key of the last change it was sent or passed over.
+        var cursor: ChangeKey
+        var lastWrite: UInt64
+        /// Its queue filled (a burst, a long replay): it is caught up from the table as its
+        /// connection drains, not written to live, so a healthy reader is never cut for
+        /// being handed more than its queue holds at once.
+        var behind: Bool
+        /// Since when its queue has been too full to take more.
+        var fullSince: UInt64? = nil
+        /// A stream that started "now": what had committed then, passed over when met.
+        var startedAt: ChangeSnapshot?
+
+        /// Whether to pass over this change: it committed before the stream started.
+        mutating func sawBeforeStart(_ change: Change) -> Bool {
+            guard let startedAt else { return false }
+            if startedAt.isPassed(by: change.key) {
+                self.startedAt = nil
+                return false
+            }
+            return startedAt.sawCommitted(change.key)
+        }
+    }
+
+    /// How long a subscriber's queue (1 MiB) may stay full before it counts as stalled.
+    private static let stallLimit: UInt64 = 3_000_000_000
+
+    private struct Inbox: Sendable {
+        var joins: [(Int, StreamWriter, ChangeFilter, ChangeKey, ChangeSnapshot?)] = []
+        var leaves: [Int] = []
+    }
+
+    private let conninfo: String
+    private let logger: Logger
+    private let pollInterval: Duration
+    private let keepAliveInterval: UInt64
+    private let inbox = ParkingLock(Inbox())
+    private let running = Atomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+    private let nextID = Atomic<Int>(0)
+    private let subscriberCount = Atomic<Int>(0)
+    private let deliveredCount = Atomic<Int>(0)
+    private let lagMilliseconds = Atomic<Int>(0)
+
+    // The feed thread's own.
+    private var connection: PostgresConnection?
+    private var cursor = ChangeKey(txid: 0, position: 0)
+    private var hasPosition = false
+    private var subscribers: [Int: Subscriber] = [:]
+    private var lastSweep: UInt64 = 0
+    /// The longest a change delivered since the last sweep took from its write, in ms.
+    private var deliveryLag = 0
+    private var outageLogged = false
+
+    static let channel = "posts_server_changes"
+    static let keepAlive = Array(": keep-alive\n\n".utf8)
+
+    init(conninfo: String, logger: Logger, pollInterval: Duration = .milliseconds(20),
+         keepAliveInterval: Duration = .seconds(15)) {
+        self.conninfo = conninfo
+        self.logger = logger
+        self.pollInterval = pollInterval
+        self.keepAliveInterval = UInt64(keepAliveInterval.components.seconds) * 1_000_000_000
+            + UInt64(keepAliveInterval.components.attoseconds / 1_000_000_000)
+    }
+
+    var statistics: Statistics {
+        Statistics(subscribers: subscriberCount.load(ordering: .relaxed), delivered: deliveredCount.load(ordering: .relaxed),
+                   lagSeconds: Double(lagMilliseconds.load(ordering: .relaxed)) / 1000)
+    }
+
+    /// Starts at the position current when it first reaches the database: changes
+    /// committed from then on are delivered.
+    func start() {
+        running.store(true, ordering: .releasing)
+        let thread = Thread { [self] in
+            while running.load(ordering: .acquiring) { step() }
+            connection?.close()
+            finished.signal()
+        }
+        thread.name = "change-feed"
+        thread.start()
+    }
+
+    func stop() {
+        guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        _ = finished.wait(timeout: .now() + 5)
+    }
+
+    /// Adds a subscriber whose stream continues after `since`: what committed in between is
+    /// replayed from the table first, then it is live, with no gap and no duplicate.
+    func subscribe(_ writer: StreamWriter, filter: ChangeFilter, since: ChangeKey) {
+        join(writer, filter: filter, since: since, startedAt: nil)
+    }
+
+    /// Adds a subscriber that gets exactly the changes that commit after `snapshot`.
+    func subscribe(_ writer: StreamWriter, filter: ChangeFilter, after snapshot: ChangeSnapshot) {
+        join(writer, filter: filter, since: snapshot.start, startedAt: snapshot)
+    }
+
+    private func join(_ writer: StreamWriter, filter: ChangeFilter, since: ChangeKey, startedAt: ChangeSnapshot?) {
+        let id = nextID.wrappingAdd(1, ordering: .relaxed).newValue
+        writer.onClose { [self] in inbox.withLock { $0.leaves.append(id) } }
+        inbox.withLock { $0.joins.append((id, writer, filter, since, startedAt)) }
+        subscriberCount.add(1, ordering: .relaxed)
+    }
+
+    // MARK: The feed thread
+
+    private func step() {
+        do {
+            let connection = try connected()
+            try admit(on: connection)
+            _ = try connection.awaitNotifications(timeout: pollInterval)
+            try deliverNew(on: connection)
+            try everySecond(on: connection)
+        } catch {
+            if !outageLogged {
+                logger.warning("change feed lost its database connection; reconnecting", metadata: ["error": "\(error)"])
+                outageLogged = true
+            }
+            connection?.close()
+            connection = nil
+            usleep(200_000)
+        }
+    }
+
+    private func connected() throws -> PostgresConnection {
+        if let connection { return connection }
+        let fresh = try PostgresConnection(conninfo: conninfo, connectTimeout: .seconds(2))
+        // So that an operator looking at pg_stat_activity knows what this session is.
+        _ = try fresh.query("SET application_name = 'posts-server change feed'")
+        try fresh.listen(unsafeChannel: Self.channel)
+        if !hasPosition {
+            cursor = try ChangeReader.currentPosition(on: fresh)
+            hasPosition = true
+        }
+        connection = fresh
+        if outageLogged {
+            logger.info("change feed reconnected; catching up")
+            outageLogged = false
+        }
+        return fresh
+    }
+
+    /// Joins and leaves. A joiner starts behind when something committed between its start
+    /// and where the feed is now: it is caught up from the table, then live.
+    private func admit(on connection: PostgresConnection) throws {
+        let pending = inbox.withLock { box -> Inbox in
+            defer { box = Inbox() }
+            return box
+        }
+        for (id, writer, filter, since, startedAt) in pending.joins {
+            subscribers[id] = Subscriber(writer: writer, filter: filter, cursor: since, lastWrite: Self.now(),
+                                         behind: since < cursor, startedAt: startedAt)
+        }
+        for id in pending.leaves where subscribers.removeValue(forKey: id) != nil {
+            subscriberCount.subtract(1, ordering: .relaxed)
+        }
+    }
+
+    /// Reads what is new since the feed's cursor, once, and fans it out; then catches up the
+    /// subscribers that are behind and have room again.
+    private func deliverNew(on connection: PostgresConnection) throws {
+        while true {
+            let page = try ChangeReader.page(after: cursor, through: nil, filter: ChangeFilter(), limit: 1000, on: connection)
+            for change in page.changes { fanOut(change) }
+            cursor = max(cursor, page.next)
+            if let last = page.changes.last { recordLag(last) }
+            if !page.hasMore { break }
+        }
+        let now = Self.now()
+        for (id, var subscriber) in subscribers where subscriber.behind {
+            if subscriber.writer.hasRoom {
+                subscriber.fullSince = nil
+                subscribers[id] = subscriber
+                try catchUp(id, on: connection)
+            } else if let since = subscriber.fullSince {
+                // Its queue has stayed full: it stopped reading. Cut off, it resumes with
+                // Last-Event-ID, and never slows anyone else.
+                if now >= since + Self.stallLimit {
+                    subscriber.writer.cancel()
+                    drop(id)
+                }
+            } else {
+                subscriber.fullSince = now
+                subscribers[id] = subscriber
+            }
+        }
+    }
+
+    private func fanOut(_ change: Change) {
+        let event = change.event
+        for (id, var subscriber) in subscribers where !subscriber.behind && change.key > subscriber.cursor {
+            if subscriber.filter.matches(change) && !subscriber.sawBeforeStart(change) {
+                switch send(event, to: &subscriber) {
+                case .sent: break
+                // Not this one now: it stays before this change and catches up later.
+                case .full:
+                    subscriber.behind = true
+                    subscribers[id] = subscriber
+                    continue
+                case .gone:
+                    drop(id)
+                    continue
+                }
+            }
+            subscriber.cursor = change.key
+            subscribers[id] = subscriber
+        }
+    }
+
+    /// A lagging subscriber's changes from the table, up to the feed, in short pages while
+    /// its queue has room: a page is read for one subscriber, so what does not fit is read
+    /// again later rather than held here.
+    private func catchUp(_ id: Int, on connection: PostgresConnection) throws {
+        guard var subscriber = subscribers[id] else { return }
+        while subscriber.behind && subscriber.writer.hasRoom {
+            let page = try ChangeReader.page(after: subscriber.cursor, through: cursor, filter: subscriber.filter,
+                                             limit: Self.catchUpPage, on: connection)
+            for change in page.changes {
+                if subscriber.sawBeforeStart(change) {
+                    subscriber.cursor = change.key
+                    continue
+                }
+                switch send(change.event, to: &subscriber) {
+                case .sent: subscriber.cursor = change.key
+                case .full:
+                    subscribers[id] = subscriber
+                    return
+                case .gone: return drop(id)
+                }
+            }
+            subscriber.cursor = max(subscriber.cursor, page.next)
+            subscriber.behind = subscriber.cursor < cursor
+        }
+        subscribers[id] = subscriber
+    }
+
+    private static let catchUpPage = 32
+
+    private enum Sent {
+        case sent
+        case full
+        case gone
+    }
+
+    /// `.gone` when the subscriber left, or is so far behind that it is cut off (it resumes
+    /// with Last-Event-ID); a slow one never slows anyone else.
+    private func send(_ bytes: [UInt8], to subscriber: inout Subscriber, isEvent: Bool = true) -> Sent {
+        switch subscriber.writer.write(bytes) {
+        case .queued:
+            subscriber.lastWrite = Self.now()
+            if isEvent { deliveredCount.add(1, ordering: .relaxed) }
+            return .sent
+        case .full:
+            return .full
+        case .closed:
+            return .gone
+        }
+    }
+
+    private func drop(_ id: Int) {
+        if subscribers.removeValue(forKey: id) != nil { subscriberCount.subtract(1, ordering: .relaxed) }
+    }
+
+    private func everySecond(on connection: PostgresConnection) throws {
+        let now = Self.now()
+        guard now >= lastSweep + 1_000_000_000 else { return }
+        lastSweep = now
+        sendKeepAlives(now: now)
+        let heldBack = try ChangeReader.heldBackAge(after: cursor, on: connection)
+        lagMilliseconds.store(max(heldBack, deliveryLag), ordering: .relaxed)
+        deliveryLag = 0
+    }
+
+    private func sendKeepAlives(now: UInt64) {
+        for (id, var subscriber) in subscribers where now >= subscriber.lastWrite + keepAliveInterval {
+            switch send(Self.keepAlive, to: &subscriber, isEvent: false) {
+            case .sent: subscribers[id] = subscriber
+            case .full: break
+            case .gone: drop(id)
+            }
+        }
+    }
+
+    /// How long after it was written the newest change went out.
+    private func recordLag(_ change: Change) {
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        deliveryLag = max(deliveryLag, Int(now - change.at.millisecondsSince1970))
+    }
+
+    private static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+}

@@ -1,0 +1,98 @@
+import HTTP
+import Postgres
+
+/// Reading the change log: pages after a cursor, up to the xmin horizon (see `ChangeLog`),
+/// in key order; the current position; and whether a cursor has fallen behind retention.
+struct ChangeReader: Sendable {
+    let pool: ConnectionPool
+
+    struct Page: Sendable {
+        let changes: [Change]
+        let next: ChangeKey
+        let hasMore: Bool
+    }
+
+    /// The position now: every change that commits from here on comes after it.
+    func currentPosition() throws -> ChangeKey {
+        try pool.withConnection { try Self.currentPosition(on: $0) }
+    }
+
+    /// What has committed now, for a stream that starts here.
+    func snapshot() throws -> ChangeSnapshot {
+        try pool.withConnection { connection in
+            let text: String = try connection.query("SELECT pg_current_snapshot()::text AS snapshot").first!.decode("snapshot")
+            guard let snapshot = ChangeSnapshot(text) else { throw PostgresError(.decoding, details: "pg_current_snapshot() gave \(text)") }
+            return snapshot
+        }
+    }
+
+    static func currentPosition(on connection: PostgresConnection) throws -> ChangeKey {
+        let horizon: Int64 = try connection.query("""
+            SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS horizon
+            """).first!.decode("horizon")
+        return .below(horizon: horizon)
+    }
+
+    /// In ms, how old the oldest change after `since` that has committed but is not yet
+    /// below the horizon is: what a long-running transaction holds back; 0 when none.
+    static func heldBackAge(after since: ChangeKey, on connection: PostgresConnection) throws -> Int {
+        var query: SQLQuery = "SELECT coalesce(floor(extract(epoch FROM clock_timestamp() - min(c.at)) * 1000), 0)::bigint AS age FROM changes c WHERE true"
+        query.append(since.after)
+        let age: Int64 = try connection.query(query).first!.decode("age")
+        return Int(max(0, age))
+    }
+
+    /// 410 when changes after `since` have already been pruned.
+    func checkRetained(_ since: ChangeKey) throws {
+        try pool.withConnection { try Self.checkRetained(since, on: $0) }
+    }
+
+    static func checkRetained(_ since: ChangeKey, on connection: PostgresConnection) throws {
+        let pruned = try connection.query("""
+            SELECT txid::text::bigint AS txid, position FROM changes_pruned
+            """).first
+        guard let pruned else { return }
+        let watermark = ChangeKey(txid: try pruned.decode(at: 0), position: try pruned.decode(at: 1))
+        if since < watermark {
+            throw HTTPError(.gone, message: "changes after this cursor are no longer kept; resync from scratch")
+        }
+    }
+
+    /// Up to `limit` changes after `since` that match, oldest first; 410 when some after it
+    /// are already pruned.
+    func page(after since: ChangeKey, filter: ChangeFilter, limit: Int) throws -> Page {
+        try pool.withConnection { connection in
+            try Self.checkRetained(since, on: connection)
+            return try Self.page(after: since, through: nil, filter: filter, limit: limit, on: connection)
+        }
+    }
+
+    /// The changes after `since` (and not after `through`, if given) below the horizon. When
+    /// none match, the next cursor still moves up to the horizon, so that a follower with a
+    /// narrow filter does not scan the same stretch again and again. The horizon comes from
+    /// the same statement, hence the same snapshot, as the rows: a later one could pass
+    /// over changes this statement did not see.
+    static func page(after since: ChangeKey, through: ChangeKey?, filter: ChangeFilter, limit: Int,
+                     on connection: PostgresConnection) throws -> Page {
+        var changes: SQLQuery = """
+            SELECT \(unsafeSQL: Change.columns) FROM changes c WHERE c.txid < pg_snapshot_xmin(pg_current_snapshot())
+            """
+        changes.append(since.after)
+        if let through { changes.append(" AND (c.txid, c.position) <= (\(String(through.txid))::xid8, \(through.position))") }
+        changes.append(filter.sql)
+        changes.append(" ORDER BY c.txid, c.position LIMIT \(limit + 1)")
+        let rows = try connection.query("""
+            SELECT c.*, h.horizon FROM (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS horizon) h
+            LEFT JOIN LATERAL (\(changes)) c ON true
+            ORDER BY c.txid, c.position
+            """).rows
+        let found = rows.filter { $0.withBytes(at: 0) { $0 != nil } }
+        let page = try found.prefix(limit).map(Change.init(row:))
+        if let last = page.last {
+            return Page(changes: page, next: last.key, hasMore: found.count > limit)
+        }
+        var reach = ChangeKey.below(horizon: try rows[0].decode(at: 10))
+        if let through, through < reach { reach = through }
+        return Page(changes: [], next: max(since, reach), hasMore: false)
+    }
+}

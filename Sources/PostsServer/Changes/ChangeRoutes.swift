@@ -1,0 +1,65 @@
+import HTTP
+
+/// `GET /api/changes` (catch-up after being offline) and `GET /api/events` (the same
+/// changes live, as Server-Sent Events).
+enum ChangeRoutes {
+    static let maxLimit = 1000
+    /// API.md: a subscriber with 1 MiB waiting for it in the server is cut off.
+    static let subscriberQueueLimit = 1 << 20
+
+    private enum EventStart {
+        case after(ChangeKey)
+        case now(ChangeSnapshot)
+    }
+
+    static func register(on routes: inout RouteTable, reader: ChangeReader, feed: ChangeFeed) {
+        routes.get("/api/changes") { request, _ in
+            let filter = try ChangeFilter(request.query)
+            let limit = try PageRequest<KeysetCursor>(request.query, maxLimit: maxLimit, defaultLimit: 100).limit
+            var answer = JSONObject.success()
+            guard let text = request.query["since"] else {
+                // No cursor: no changes, and the position to follow from after a full fetch.
+                answer.addRaw("changes", Array("[]".utf8))
+                answer.add("next_since", try reader.currentPosition().text)
+                answer.add("has_more", false)
+                return answer.response()
+            }
+            let since = try ChangeKey(text)
+            let page = try reader.page(after: since, filter: filter, limit: limit)
+            var changes: [UInt8] = [UInt8(ascii: "[")]
+            for (index, change) in page.changes.enumerated() {
+                if index > 0 { changes.append(UInt8(ascii: ",")) }
+                changes += change.json
+            }
+            changes.append(UInt8(ascii: "]"))
+            answer.addRaw("changes", changes)
+            answer.add("next_since", page.next.text)
+            answer.add("has_more", page.hasMore)
+            return answer.response()
+        }
+
+        routes.get("/api/events") { request, _ in
+            let filter = try ChangeFilter(request.query)
+            // Resuming: from the last event seen (410 now, before the stream, if it is gone);
+            // otherwise from the position as this answer starts.
+            let start: EventStart
+            if let text = request.headers["Last-Event-ID"] ?? request.query["since"] {
+                let since = try ChangeKey(text)
+                try reader.checkRetained(since)
+                start = .after(since)
+            } else {
+                start = .now(try reader.snapshot())
+            }
+            let stream = ResponseStream(queueLimit: subscriberQueueLimit) { writer in
+                writer.write(Array("retry: 2000\n\n".utf8))
+                switch start {
+                case .after(let since): feed.subscribe(writer, filter: filter, since: since)
+                case .now(let snapshot): feed.subscribe(writer, filter: filter, after: snapshot)
+                }
+            }
+            return Response(headers: HTTPHeaders([("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache"),
+                                                  ("X-Accel-Buffering", "no")]),
+                            body: .stream(stream))
+        }
+    }
+}

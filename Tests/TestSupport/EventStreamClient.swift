@@ -1,0 +1,70 @@
+import Foundation
+
+/// A client of `/api/events`: opens the stream, then reads it event by event (chunks
+/// gathered until a blank line ends an event).
+public final class EventStreamClient: @unchecked Sendable {
+    public struct Event: Sendable, Equatable {
+        public let id: String?
+        public let type: String?
+        public let data: String?
+        /// The whole text, comment and retry lines included.
+        public let text: String
+
+        public var json: [String: Any] {
+            (data.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) }) as? [String: Any] ?? [:]
+        }
+    }
+
+    public let connection: RawHTTPClient
+    public let head: RawHTTPClient.Response
+    private var pending = ""
+
+    public init(port: Int, query: String = "", headers: [String: String] = [:], timeout: Duration = .seconds(20)) throws {
+        connection = try RawHTTPClient(port: port, timeout: timeout)
+        var request = "GET /api/events\(query.isEmpty ? "" : "?" + query) HTTP/1.1\r\nHost: test\r\n"
+        for (name, value) in headers { request += "\(name): \(value)\r\n" }
+        try connection.send(request + "\r\n")
+        head = try connection.readHead()
+    }
+
+    /// The next event (or comment, or retry line) the server sent.
+    public func next() throws -> Event {
+        while true {
+            if let end = pending.range(of: "\n\n") {
+                let text = String(pending[..<end.upperBound])
+                pending.removeSubrange(..<end.upperBound)
+                var fields: [String: String] = [:]
+                for line in text.split(separator: "\n") {
+                    guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else { continue }
+                    fields[String(line[..<colon])] = String(line[line.index(after: colon)...].dropFirst(line[line.index(after: colon)...].hasPrefix(" ") ? 1 : 0))
+                }
+                return Event(id: fields["id"], type: fields["event"], data: fields["data"], text: text)
+            }
+            guard let chunk = try connection.readChunk() else {
+                throw RawHTTPClient.Failure(description: "the stream ended")
+            }
+            pending += String(decoding: chunk, as: UTF8.self)
+        }
+    }
+
+    /// The next real event, skipping keep-alives and retry lines.
+    public func nextChange() throws -> Event {
+        while true {
+            let event = try next()
+            if event.type != nil { return event }
+        }
+    }
+
+    /// Reads on until the server ends the stream (its last chunk, or closing the
+    /// connection); false if it sent something else or the read timed out.
+    public func waitForEnd() -> Bool {
+        do {
+            while try connection.readChunk() != nil {}
+            return true
+        } catch let failure as RawHTTPClient.Failure {
+            return failure.description.contains("closed by the server")
+        } catch {
+            return false
+        }
+    }
+}
