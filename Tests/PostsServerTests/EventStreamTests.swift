@@ -22,6 +22,8 @@ import TestSupport
         #expect(event.text.hasPrefix("id: \(event.id ?? "")\nevent: post.created\ndata: {"))
         #expect(event.text.hasSuffix("}\n\n") && event.text.components(separatedBy: "\n").count == 5)
         #expect(event.json["seq"] as? String == event.id)
+        // As compact as the routes' answers, carried objects included.
+        #expect(!event.text.contains("\" : ") && !event.text.contains(", \""))
         #expect((event.json["post"] as? [String: Any])?["id"] as? Int == post.id)
         // The same change, with the same seq, in /api/changes.
         let logged = try ChangeLogTests.changes(after: try #require(event.id), in: ash, count: 0)

@@ -24,6 +24,30 @@ public enum JSONText {
         out.append(quote)
     }
 
+    /// Appends valid JSON text without the whitespace between its tokens (PostgreSQL's
+    /// `json_build_object` writes `{"a" : 1, "b" : 2}`); strings are copied as they are.
+    public static func appendCompacted(json bytes: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+        out.reserveCapacity(out.count + bytes.count)
+        var inString = false
+        var escaped = false
+        for byte in bytes {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == backslash {
+                    escaped = true
+                } else if byte == quote {
+                    inString = false
+                }
+            } else if byte == quote {
+                inString = true
+            } else if byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D {
+                continue
+            }
+            out.append(byte)
+        }
+    }
+
     private static let quote = UInt8(ascii: "\"")
     private static let backslash = UInt8(ascii: "\\")
     private static let hex: [UInt8] = Array("0123456789abcdef".utf8)

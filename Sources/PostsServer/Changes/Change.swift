@@ -44,15 +44,17 @@ struct Change: Sendable {
         }
         out += #","user_id":"#.utf8
         PostRows.appendInteger(userID, to: &out)
-        // The type's own fields: the stored object's members, after these.
+        // The type's own fields: the stored object's members, after these, written as
+        // compactly as the routes write theirs.
         row.withBytes(at: 9) { bytes in
-            guard let bytes, let open = bytes.firstIndex(of: UInt8(ascii: "{")),
-                  let close = bytes.lastIndex(of: UInt8(ascii: "}")), open < close else { return }
-            let members = UnsafeRawBufferPointer(rebasing: bytes[(open + 1)..<close])
-            if members.contains(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x09 && $0 != 0x0D }) {
-                out.append(UInt8(ascii: ","))
-                out.append(contentsOf: members)
+            guard let bytes else { return }
+            let start = out.count
+            JSONText.appendCompacted(json: bytes, to: &out)
+            guard out.count - start > 2, out[start] == UInt8(ascii: "{"), out[out.count - 1] == UInt8(ascii: "}") else {
+                return out.removeSubrange(start...)
             }
+            out[start] = UInt8(ascii: ",")
+            out.removeLast()
         }
         out.append(UInt8(ascii: "}"))
         json = out

@@ -25,21 +25,20 @@ import Postgres
 /// second gets its xid only once it holds the lock, after the first has committed. Their
 /// keys are then in commit order; transactions that share no state are independent, and
 /// their relative order changes nothing a client can build from the changes.
+///
+/// Lock keys: a post's is its id, a profile's the negated user id (ids are positive), in
+/// the one-bigint space of advisory locks; other locks of this server use the two-int space.
 enum ChangeLog {
     /// `SELECT` of the advisory locks for these posts, smallest key first (so two writes
     /// that lock the same posts cannot deadlock on them): the first statement of a
     /// transaction that records a change about them, or a CTE every write of it depends on.
     static func lock(posts ids: [Int64?]) -> SQLQuery {
         let keys = Array(Set(ids.compactMap { $0 })).sorted()
-        return "SELECT pg_advisory_xact_lock(\(unsafeSQL: postLockKey("id"))) FROM unnest(\(PostgresArray(keys))) AS id"
-    }
-
-    /// The advisory-lock key of the post whose id is the SQL expression `id`.
-    static func postLockKey(_ id: String) -> String {
-        "hashtextextended('post:' || \(id), 0)"
+        if keys.count == 1 { return "SELECT pg_advisory_xact_lock(\(keys[0]))" }
+        return "SELECT pg_advisory_xact_lock(id) FROM unnest(\(PostgresArray(keys))) AS id ORDER BY id"
     }
 
     static func lock(profile userID: Int64) -> SQLQuery {
-        "SELECT pg_advisory_xact_lock(hashtextextended('profile:' || \(userID), 0))"
+        "SELECT pg_advisory_xact_lock(\(-userID))"
     }
 }

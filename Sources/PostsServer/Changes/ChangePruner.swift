@@ -16,8 +16,12 @@ final class ChangePruner: Sendable {
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
 
-    /// Any constant works; this one is "prune" in ASCII.
-    private static let lockKey: Int64 = 0x70_7275_6E65
+    /// In the two-int space of advisory locks (posts and profiles use the bigint one):
+    /// "prun", "chg" in ASCII.
+    private static let lockKey: (Int32, Int32) = (0x7072_756E, 0x0063_6867)
+    /// Changes removed per transaction: short ones, since a transaction that runs long
+    /// holds back every instance's delivery (see `ChangeLog`).
+    private static let batch = 5000
 
     init(pool: ConnectionPool, retention: Duration, interval: Duration = .seconds(30), logger: Logger) {
         self.pool = pool
@@ -50,24 +54,38 @@ final class ChangePruner: Sendable {
     }
 
     /// Returns how many changes it removed (0 when another instance holds the turn).
+    /// Oldest key first, in short batches, each with its own turn: no index on `at` to
+    /// keep up on every write, and `at` follows key order closely enough (a change that
+    /// is out of step is kept a little longer, never removed early).
     @discardableResult
     func pruneOnce() throws -> Int {
         let seconds = Double(retention.components.seconds) + Double(retention.components.attoseconds) / 1e18
-        return try pool.withTransaction { connection -> Int in
-            let turn: Bool = try connection.query("SELECT pg_try_advisory_xact_lock(\(Self.lockKey)) AS turn").first!.decode("turn")
-            guard turn else { return 0 }
-            return try connection.query("""
-                WITH gone AS (
-                    DELETE FROM changes WHERE at < now() - make_interval(secs => \(seconds)) RETURNING txid, position
-                ), highest AS (
-                    SELECT txid, position FROM gone ORDER BY txid DESC, position DESC LIMIT 1
-                ), kept AS (
-                    INSERT INTO changes_pruned (txid, position) SELECT txid, position FROM highest
-                    ON CONFLICT (singleton) DO UPDATE SET txid = excluded.txid, position = excluded.position
-                    WHERE (changes_pruned.txid, changes_pruned.position) < (excluded.txid, excluded.position)
-                )
-                SELECT count(*) AS removed FROM gone
-                """).first!.decode("removed")
+        var total = 0
+        while true {
+            let removed = try pool.withTransaction { connection -> Int? in
+                let turn: Bool = try connection.query(
+                    "SELECT pg_try_advisory_xact_lock(\(Self.lockKey.0), \(Self.lockKey.1)) AS turn").first!.decode("turn")
+                guard turn else { return nil }
+                return try connection.query("""
+                    WITH oldest AS (
+                        SELECT txid, position FROM changes ORDER BY txid, position LIMIT \(Self.batch)
+                    ), gone AS (
+                        DELETE FROM changes c USING oldest o
+                        WHERE c.txid = o.txid AND c.position = o.position AND c.at < now() - make_interval(secs => \(seconds))
+                        RETURNING c.txid, c.position
+                    ), highest AS (
+                        SELECT txid, position FROM gone ORDER BY txid DESC, position DESC LIMIT 1
+                    ), kept AS (
+                        INSERT INTO changes_pruned (txid, position) SELECT txid, position FROM highest
+                        ON CONFLICT (singleton) DO UPDATE SET txid = excluded.txid, position = excluded.position
+                        WHERE (changes_pruned.txid, changes_pruned.position) < (excluded.txid, excluded.position)
+                    )
+                    SELECT count(*) AS removed FROM gone
+                    """).first!.decode("removed")
+            }
+            guard let removed, removed > 0 else { break }
+            total += removed
         }
+        return total
     }
 }

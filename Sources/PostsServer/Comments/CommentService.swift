@@ -63,8 +63,8 @@ struct CommentService: Sendable {
             recorded AS (
                 INSERT INTO changes (type, post_id, parent_id, user_id, data)
                 SELECT 'comment.created', post.id, post.parent_id, \(caller.userID),
-                       json_build_object('comment', comment_json(c::comments), 'comment_count', post.comment_count)
-                FROM post, c
+                       json_build_object('comment', comment_json(c::comments, a), 'comment_count', post.comment_count)
+                FROM post, c JOIN profiles a ON a.user_id = c.user_id
             )
             SELECT \(unsafeSQL: Self.columns) FROM c JOIN profiles pr ON pr.user_id = c.user_id
             """
@@ -95,7 +95,7 @@ struct CommentService: Sendable {
             try connection.query("""
                 WITH target AS (SELECT id, post_id, user_id FROM comments WHERE id = \(id)),
                 lock AS (
-                    SELECT pg_advisory_xact_lock(\(unsafeSQL: ChangeLog.postLockKey("post_id"))) FROM target
+                    SELECT pg_advisory_xact_lock(post_id) FROM target
                     WHERE user_id = \(caller.userID)
                 ),
                 del AS (

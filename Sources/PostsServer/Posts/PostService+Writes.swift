@@ -47,9 +47,9 @@ extension PostService {
             ), recorded AS (
                 INSERT INTO changes (type, post_id, parent_id, user_id, data)
                 SELECT 'post.created', p.id, p.parent_id, p.user_id, CASE WHEN p.parent_id IS NULL
-                    THEN json_build_object('post', post_json(p::posts))
-                    ELSE json_build_object('post', post_json(p::posts), 'parent_child_count', (SELECT child_count FROM parent))
-                END FROM p
+                    THEN json_build_object('post', post_json(p::posts, a.username))
+                    ELSE json_build_object('post', post_json(p::posts, a.username), 'parent_child_count', (SELECT child_count FROM parent))
+                END FROM p LEFT JOIN profiles a ON a.user_id = p.user_id
             )
             SELECT \(unsafeSQL: PostRows.columns), false AS liked_by_me FROM p \(unsafeSQL: PostRows.authorJoin)
             """
@@ -93,8 +93,9 @@ extension PostService {
                         WHERE id = \(id) RETURNING *
                     ), recorded AS (
                         INSERT INTO changes (type, post_id, parent_id, user_id, data)
-                        SELECT 'post.updated', p.id, p.parent_id, \(caller.userID), json_build_object('post', post_json(p::posts))
-                        FROM p
+                        SELECT 'post.updated', p.id, p.parent_id, \(caller.userID),
+                               json_build_object('post', post_json(p::posts, a.username))
+                        FROM p LEFT JOIN profiles a ON a.user_id = p.user_id
                     )
                     SELECT \(unsafeSQL: PostRows.columns)\(PostRows.likedByMe(caller: caller)) FROM p \(unsafeSQL: PostRows.authorJoin)
                     """
@@ -181,8 +182,8 @@ extension PostService {
             try connection.query("""
                 INSERT INTO changes (type, post_id, parent_id, old_parent_id, reparented, user_id, data)
                 SELECT 'post.updated', p.id, p.parent_id, \(oldParent)::bigint, true, \(caller.userID),
-                       json_build_object('post', post_json(p), 'old_parent_id', \(oldParent)::bigint)
-                FROM posts p WHERE p.id = \(id)
+                       json_build_object('post', post_json(p, a.username), 'old_parent_id', \(oldParent)::bigint)
+                FROM posts p LEFT JOIN profiles a ON a.user_id = p.user_id WHERE p.id = \(id)
                 """)
             return try Self.post(id, caller: caller, on: connection) ?? []
         }
