@@ -5,7 +5,10 @@
 #   bench/compare-builds.sh BASELINE_BINARY [seconds]     (default 10 s per round)
 #
 # Env: PATHS (default "/api/ping /api/health"), ROUNDS (2), POOL (4), CONNECTIONS (64),
-# PG_PORT (56433), SHARED (../shared). Build the baseline outside this repository, e.g.
+# PG_PORT (56433), SHARED (../shared). SCENARIOS instead of PATHS runs ../shared/bench's
+# scenarios (like_toggle_mix, comment_create, …) on a database seeded with POSTS (100000)
+# posts and USERS (10000) users, both servers in trust mode. The database is migrated by
+# this build; the baseline runs on it unmigrated. Build the baseline outside this repository:
 #   git archive OLD --prefix=baseline/ | tar -x -C /tmp && (cd /tmp/baseline && swift build -c release)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +18,7 @@ secs=${2:-10}
 shared=$(cd "${SHARED:-../shared}" && pwd)
 paths=${PATHS:-"/api/ping /api/health"}
 rounds=${ROUNDS:-2} pool=${POOL:-4} conns=${CONNECTIONS:-64} pg_port=${PG_PORT:-56433}
+scenarios=${SCENARIOS:-} posts=${POSTS:-100000} users=${USERS:-10000}
 ours_port=18082 base_port=18083 pg_dir=/tmp/posts-server-bench-builds-pg
 
 command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
@@ -33,8 +37,12 @@ swift build -c release --product posts-server >/dev/null
 rm -rf "$pg_dir"
 url=$("$shared/bench/pg.sh" start "$pg_dir" "$pg_port")
 DATABASE_URL=$url .build/release/posts-server migrate >/dev/null
+if [ -n "$scenarios" ]; then
+    echo "seeding $posts posts, $users users…" >&2
+    psql -q -v posts="$posts" -v users="$users" -f "$shared/bench/seed.sql" "$url" >/dev/null
+fi
 for server in ".build/release/posts-server:$ours_port" "$baseline:$base_port"; do
-    DATABASE_URL=$url PORT=${server##*:} DB_POOL_SIZE=$pool "${server%:*}" serve --no-migrate >/dev/null &
+    DATABASE_URL=$url PORT=${server##*:} DB_POOL_SIZE=$pool AUTH_MODE=trust "${server%:*}" serve --no-migrate >/dev/null &
     pids+=($!)
 done
 for port in $ours_port $base_port; do
@@ -43,6 +51,13 @@ for port in $ours_port $base_port; do
         sleep 0.1
     done
 done
+
+if [ -n "$scenarios" ]; then
+    echo "A = this build, B = $baseline; pool $pool each; $secs s per round" >&2
+    MAXID=$posts MAXUSER=$users SCENARIOS=$scenarios ROUNDS=$rounds "$shared/bench/compare.sh" \
+        "http://127.0.0.1:$ours_port" "http://127.0.0.1:$base_port" "$secs"
+    exit
+fi
 
 rps() {  # url -> req/s of one measured run, after a 2 s warm-up
     wrk -t2 -c"$conns" -d2s "$1" >/dev/null 2>&1 || true
