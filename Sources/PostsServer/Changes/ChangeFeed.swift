@@ -26,7 +26,9 @@ final class ChangeFeed: @unchecked Sendable {
         let lagSeconds: Double
     }
 
-    private struct Subscriber {
+    /// The feed thread's record of one stream (a class: fan-out updates thousands of them
+    /// per change in place, without copying the table that holds them).
+    private final class Subscriber {
         let writer: StreamWriter
         let filter: ChangeFilter
         /// The key of the last change it was sent or passed over.
@@ -37,12 +39,21 @@ final class ChangeFeed: @unchecked Sendable {
         /// being handed more than its queue holds at once.
         var behind: Bool
         /// Since when its queue has been too full to take more.
-        var fullSince: UInt64? = nil
+        var fullSince: UInt64?
         /// A stream that started "now": what had committed then, passed over when met.
         var startedAt: ChangeSnapshot?
 
+        init(writer: StreamWriter, filter: ChangeFilter, cursor: ChangeKey, behind: Bool, startedAt: ChangeSnapshot?) {
+            self.writer = writer
+            self.filter = filter
+            self.cursor = cursor
+            self.lastWrite = ChangeFeed.now()
+            self.behind = behind
+            self.startedAt = startedAt
+        }
+
         /// Whether to pass over this change: it committed before the stream started.
-        mutating func sawBeforeStart(_ change: Change) -> Bool {
+        func sawBeforeStart(_ change: Change) -> Bool {
             guard let startedAt else { return false }
             if startedAt.isPassed(by: change.key) {
                 self.startedAt = nil
@@ -81,6 +92,8 @@ final class ChangeFeed: @unchecked Sendable {
     /// The longest a change delivered since the last sweep took from its write, in ms.
     private var deliveryLag = 0
     private var outageLogged = false
+    /// A subscriber caught up a page and has more to catch up and room: no pause next round.
+    private var catchUpPending = false
 
     static let channel = "posts_server_changes"
     static let keepAlive = Array(": keep-alive\n\n".utf8)
@@ -137,12 +150,17 @@ final class ChangeFeed: @unchecked Sendable {
 
     // MARK: The feed thread
 
+    /// One round: joins and leaves, new changes for everyone, then one page for each
+    /// subscriber that is catching up (in turns, so that no replay, however long, holds
+    /// back the others), keep-alives. While the database is away, joins, leaves and
+    /// keep-alives go on; the streams wait for their changes.
     private func step() {
+        admit()
         do {
             let connection = try connected()
-            try admit(on: connection)
-            _ = try connection.awaitNotifications(timeout: pollInterval)
+            _ = try connection.awaitNotifications(timeout: catchUpPending ? .zero : pollInterval)
             try deliverNew(on: connection)
+            try catchUpInTurns(on: connection)
             try everySecond(on: connection)
         } catch {
             if !outageLogged {
@@ -151,6 +169,7 @@ final class ChangeFeed: @unchecked Sendable {
             }
             connection?.close()
             connection = nil
+            sendKeepAlives(now: Self.now())
             usleep(200_000)
         }
     }
@@ -175,22 +194,19 @@ final class ChangeFeed: @unchecked Sendable {
 
     /// Joins and leaves. A joiner starts behind when something committed between its start
     /// and where the feed is now: it is caught up from the table, then live.
-    private func admit(on connection: PostgresConnection) throws {
+    private func admit() {
         let pending = inbox.withLock { box -> Inbox in
             defer { box = Inbox() }
             return box
         }
         for (id, writer, filter, since, startedAt) in pending.joins {
-            subscribers[id] = Subscriber(writer: writer, filter: filter, cursor: since, lastWrite: Self.now(),
-                                         behind: since < cursor, startedAt: startedAt)
+            subscribers[id] = Subscriber(writer: writer, filter: filter, cursor: since, behind: since < cursor,
+                                         startedAt: startedAt)
         }
-        for id in pending.leaves where subscribers.removeValue(forKey: id) != nil {
-            subscriberCount.subtract(1, ordering: .relaxed)
-        }
+        for id in pending.leaves { drop(id) }
     }
 
-    /// Reads what is new since the feed's cursor, once, and fans it out; then catches up the
-    /// subscribers that are behind and have room again.
+    /// Reads what is new since the feed's cursor, once, and fans it out.
     private func deliverNew(on connection: PostgresConnection) throws {
         while true {
             let page = try ChangeReader.page(after: cursor, through: nil, filter: ChangeFilter(), limit: 1000, on: connection)
@@ -199,75 +215,75 @@ final class ChangeFeed: @unchecked Sendable {
             if let last = page.changes.last { recordLag(last) }
             if !page.hasMore { break }
         }
+    }
+
+    /// One page for each subscriber that is behind and has room again; one whose queue has
+    /// stayed full is cut off (it resumes with Last-Event-ID) and never slows anyone else.
+    private func catchUpInTurns(on connection: PostgresConnection) throws {
+        catchUpPending = false
         let now = Self.now()
-        for (id, var subscriber) in subscribers where subscriber.behind {
+        for (id, subscriber) in subscribers where subscriber.behind {
             if subscriber.writer.hasRoom {
                 subscriber.fullSince = nil
-                subscribers[id] = subscriber
-                try catchUp(id, on: connection)
+                try catchUp(id, subscriber, on: connection)
+                catchUpPending = catchUpPending || (subscriber.behind && subscriber.writer.hasRoom)
             } else if let since = subscriber.fullSince {
-                // Its queue has stayed full: it stopped reading. Cut off, it resumes with
-                // Last-Event-ID, and never slows anyone else.
                 if now >= since + Self.stallLimit {
                     subscriber.writer.cancel()
                     drop(id)
                 }
             } else {
                 subscriber.fullSince = now
-                subscribers[id] = subscriber
             }
         }
     }
 
     private func fanOut(_ change: Change) {
         let event = change.event
-        for (id, var subscriber) in subscribers where !subscriber.behind && change.key > subscriber.cursor {
+        var gone: [Int] = []
+        for (id, subscriber) in subscribers where !subscriber.behind && change.key > subscriber.cursor {
             if subscriber.filter.matches(change) && !subscriber.sawBeforeStart(change) {
-                switch send(event, to: &subscriber) {
+                switch send(event, to: subscriber) {
                 case .sent: break
                 // Not this one now: it stays before this change and catches up later.
                 case .full:
                     subscriber.behind = true
-                    subscribers[id] = subscriber
                     continue
                 case .gone:
-                    drop(id)
+                    gone.append(id)
                     continue
                 }
             }
             subscriber.cursor = change.key
-            subscribers[id] = subscriber
         }
+        for id in gone { drop(id) }
     }
 
-    /// A lagging subscriber's changes from the table, up to the feed, in short pages while
-    /// its queue has room: a page is read for one subscriber, so what does not fit is read
-    /// again later rather than held here.
-    private func catchUp(_ id: Int, on connection: PostgresConnection) throws {
-        guard var subscriber = subscribers[id] else { return }
-        // Kept however this ends: a read that fails (the connection lost) after a page went
-        // out must not send that page again.
-        defer { if subscribers[id] != nil { subscribers[id] = subscriber } }
-        while subscriber.behind && subscriber.writer.hasRoom {
-            let page = try ChangeReader.page(after: subscriber.cursor, through: cursor, filter: subscriber.filter,
-                                             limit: Self.catchUpPage, on: connection)
-            for change in page.changes {
-                if subscriber.sawBeforeStart(change) {
-                    subscriber.cursor = change.key
-                    continue
-                }
-                switch send(change.event, to: &subscriber) {
-                case .sent: subscriber.cursor = change.key
-                case .full: return
-                case .gone: return drop(id)
-                }
+    /// The next page of a lagging subscriber's changes, from the table, up to the feed; 
+    /// cut off (to resume and be told 410) if pruning has passed it meanwhile.
+    private func catchUp(_ id: Int, _ subscriber: Subscriber, on connection: PostgresConnection) throws {
+        let page = try ChangeReader.page(after: subscriber.cursor, through: cursor, filter: subscriber.filter,
+                                         limit: Self.catchUpPage, on: connection)
+        if try !ChangeReader.isRetained(subscriber.cursor, on: connection) {
+            subscriber.writer.cancel()
+            return drop(id)
+        }
+        for change in page.changes {
+            if subscriber.sawBeforeStart(change) {
+                subscriber.cursor = change.key
+                continue
             }
-            subscriber.cursor = max(subscriber.cursor, page.next)
-            subscriber.behind = subscriber.cursor < cursor
+            switch send(change.event, to: subscriber) {
+            case .sent: subscriber.cursor = change.key
+            case .full: return
+            case .gone: return drop(id)
+            }
         }
+        subscriber.cursor = max(subscriber.cursor, page.next)
+        subscriber.behind = subscriber.cursor < cursor
     }
 
-    private static let catchUpPage = 32
+    private static let catchUpPage = 100
 
     private enum Sent {
         case sent
@@ -277,7 +293,7 @@ final class ChangeFeed: @unchecked Sendable {
 
     /// `.gone` when the subscriber left, or is so far behind that it is cut off (it resumes
     /// with Last-Event-ID); a slow one never slows anyone else.
-    private func send(_ bytes: [UInt8], to subscriber: inout Subscriber, isEvent: Bool = true) -> Sent {
+    private func send(_ bytes: [UInt8], to subscriber: Subscriber, isEvent: Bool = true) -> Sent {
         switch subscriber.writer.write(bytes) {
         case .queued:
             subscriber.lastWrite = Self.now()
@@ -305,13 +321,11 @@ final class ChangeFeed: @unchecked Sendable {
     }
 
     private func sendKeepAlives(now: UInt64) {
-        for (id, var subscriber) in subscribers where now >= subscriber.lastWrite + keepAliveInterval {
-            switch send(Self.keepAlive, to: &subscriber, isEvent: false) {
-            case .sent: subscribers[id] = subscriber
-            case .full: break
-            case .gone: drop(id)
-            }
+        var gone: [Int] = []
+        for (id, subscriber) in subscribers where now >= subscriber.lastWrite + keepAliveInterval {
+            if send(Self.keepAlive, to: subscriber, isEvent: false) == .gone { gone.append(id) }
         }
+        for id in gone { drop(id) }
     }
 
     /// How long after it was written the newest change went out.
@@ -320,5 +334,5 @@ final class ChangeFeed: @unchecked Sendable {
         deliveryLag = max(deliveryLag, Int(now - change.at.millisecondsSince1970))
     }
 
-    private static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+    fileprivate static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 }

@@ -26,17 +26,40 @@ import Postgres
 /// keys are then in commit order; transactions that share no state are independent, and
 /// their relative order changes nothing a client can build from the changes.
 ///
+/// A delete walks a subtree and removes it: a write about a post below (a like, a child)
+/// that took no lock the delete takes could get its xid after the delete's and commit
+/// first, or add a child the walk missed. So the tree's shape has a lock of its own:
+/// deletes and reparents hold it alone, every other write about posts shares it (taken
+/// before the post's own). A delete then sees every post that exists and takes its xid
+/// after every write about any of them has committed; the next ones wait for it.
+///
 /// Lock keys: a post's is its id, a profile's the negated user id (ids are positive), in
-/// the one-bigint space of advisory locks; other locks of this server use the two-int space.
+/// the one-bigint space of advisory locks; the tree's and the pruner's are in the two-int
+/// space. (Idempotency keys hash into the bigint space; a collision with a small id would
+/// only make two writes wait for each other.)
 enum ChangeLog {
-    /// `SELECT` of the advisory locks for these posts, smallest key first (so two writes
-    /// that lock the same posts cannot deadlock on them): the first statement of a
-    /// transaction that records a change about them, or a CTE every write of it depends on.
+    /// `SELECT` of the shared tree lock, then the advisory locks for these posts, smallest
+    /// key first (so two writes that lock the same posts cannot deadlock on them): the
+    /// first statement of a transaction that records a change about them, or a CTE every
+    /// write of it depends on. With several posts it is for deletes and reparents, which
+    /// hold the tree alone already (`lockTree`).
     static func lock(posts ids: [Int64?]) -> SQLQuery {
         let keys = Array(Set(ids.compactMap { $0 })).sorted()
-        if keys.count == 1 { return "SELECT pg_advisory_xact_lock(\(keys[0]))" }
-        return "SELECT pg_advisory_xact_lock(id) FROM unnest(\(PostgresArray(keys))) AS id ORDER BY id"
+        switch keys.count {
+        case 0: return "SELECT \(unsafeSQL: shareTree)"
+        case 1: return "SELECT \(unsafeSQL: shareTree), pg_advisory_xact_lock(\(keys[0]))"
+        default: return "SELECT pg_advisory_xact_lock(id) FROM unnest(\(PostgresArray(keys))) AS id ORDER BY id"
+        }
     }
+
+    /// Deletes and reparents: the tree alone, before anything else.
+    static let lockTree: SQLQuery = "SELECT pg_advisory_xact_lock(\(unsafeSQL: treeKey))"
+
+    /// The shared tree lock as an expression, for a statement's own lock CTE.
+    static let shareTree = "pg_advisory_xact_lock_shared(\(treeKey))"
+
+    /// "tree", "chg" in ASCII.
+    private static let treeKey = "\(0x7472_6565 as Int32), \(0x0063_6867 as Int32)"
 
     static func lock(profile userID: Int64) -> SQLQuery {
         "SELECT pg_advisory_xact_lock(\(-userID))"

@@ -36,8 +36,12 @@ struct ChangeReader: Sendable {
     /// In ms, how old the oldest change after `since` that has committed but is not yet
     /// below the horizon is: what a long-running transaction holds back; 0 when none.
     static func heldBackAge(after since: ChangeKey, on connection: PostgresConnection) throws -> Int {
-        var query: SQLQuery = "SELECT coalesce(floor(extract(epoch FROM clock_timestamp() - min(c.at)) * 1000), 0)::bigint AS age FROM changes c WHERE true"
+        var query: SQLQuery = """
+            SELECT coalesce(floor(extract(epoch FROM clock_timestamp() - (
+                SELECT c.at FROM changes c WHERE true
+            """
         query.append(since.after)
+        query.append(" ORDER BY c.txid, c.position LIMIT 1)) * 1000), 0)::bigint AS age")
         let age: Int64 = try connection.query(query).first!.decode("age")
         return Int(max(0, age))
     }
@@ -48,22 +52,28 @@ struct ChangeReader: Sendable {
     }
 
     static func checkRetained(_ since: ChangeKey, on connection: PostgresConnection) throws {
+        if try !isRetained(since, on: connection) {
+            throw HTTPError(.gone, message: "changes after this cursor are no longer kept; resync from scratch")
+        }
+    }
+
+    /// Whether every change after `since` is still kept (none has been pruned).
+    static func isRetained(_ since: ChangeKey, on connection: PostgresConnection) throws -> Bool {
         let pruned = try connection.query("""
             SELECT txid::text::bigint AS txid, position FROM changes_pruned
             """).first
-        guard let pruned else { return }
-        let watermark = ChangeKey(txid: try pruned.decode(at: 0), position: try pruned.decode(at: 1))
-        if since < watermark {
-            throw HTTPError(.gone, message: "changes after this cursor are no longer kept; resync from scratch")
-        }
+        guard let pruned else { return true }
+        return !(since < ChangeKey(txid: try pruned.decode(at: 0), position: try pruned.decode(at: 1)))
     }
 
     /// Up to `limit` changes after `since` that match, oldest first; 410 when some after it
     /// are already pruned.
     func page(after since: ChangeKey, filter: ChangeFilter, limit: Int) throws -> Page {
         try pool.withConnection { connection in
+            let page = try Self.page(after: since, through: nil, filter: filter, limit: limit, on: connection)
+            // After the read: pruning that ran before or during it shows now, not as a gap.
             try Self.checkRetained(since, on: connection)
-            return try Self.page(after: since, through: nil, filter: filter, limit: limit, on: connection)
+            return page
         }
     }
 

@@ -95,7 +95,7 @@ struct CommentService: Sendable {
             try connection.query("""
                 WITH target AS (SELECT id, post_id, user_id FROM comments WHERE id = \(id)),
                 lock AS (
-                    SELECT pg_advisory_xact_lock(post_id) FROM target
+                    SELECT \(unsafeSQL: ChangeLog.shareTree), pg_advisory_xact_lock(post_id) FROM target
                     WHERE user_id = \(caller.userID)
                 ),
                 del AS (

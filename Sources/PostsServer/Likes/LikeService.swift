@@ -42,11 +42,13 @@ struct LikeService: Sendable {
             upd AS (
                 UPDATE posts SET like_count = like_count + (SELECT count(*) FROM ins) - (SELECT count(*) FROM del)
                 WHERE id = (SELECT id FROM target) AND (EXISTS (SELECT 1 FROM ins) OR EXISTS (SELECT 1 FROM del))
-                RETURNING like_count
+                RETURNING like_count, parent_id
             ),
             recorded AS (
+                -- The parent as of now (the update's row), not as of the statement's start
+                -- (before the lock wait: a reparent may have committed since).
                 INSERT INTO changes (type, post_id, parent_id, user_id, data)
-                SELECT 'like.changed', target.id, target.parent_id, \(user),
+                SELECT 'like.changed', target.id, upd.parent_id, \(user),
                        json_build_object('liked', EXISTS (SELECT 1 FROM ins), 'like_count', upd.like_count)
                 FROM target, upd
             )

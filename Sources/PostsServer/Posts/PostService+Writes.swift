@@ -115,9 +115,9 @@ extension PostService {
     @discardableResult
     func delete(_ id: Int64, by caller: Caller) throws -> [Int64] {
         let (deleted, files) = try pool.withTransaction { connection -> ([Int64], [String]) in
-            // The tree holds still (no reparent meanwhile), then the post's and its parent's
-            // locks come before any write (see ChangeLog).
-            try connection.query("SELECT pg_advisory_xact_lock(\(Self.treeLock))")
+            // The tree holds still (no reparent, and no write about any post, meanwhile), then
+            // the post's and its parent's locks come before any write (see ChangeLog).
+            try connection.query(ChangeLog.lockTree)
             let parentID = try owned(id, by: caller, on: connection).parentID
             try connection.query(ChangeLog.lock(posts: [id, parentID]))
             let subtree = try connection.query("""
@@ -151,7 +151,7 @@ extension PostService {
     /// pass the cycle check and together make a loop.
     func reparent(_ id: Int64, under newParent: Int64?, by caller: Caller) throws -> [UInt8] {
         try pool.withTransaction { connection -> [UInt8] in
-            try connection.query("SELECT pg_advisory_xact_lock(\(Self.treeLock))")
+            try connection.query(ChangeLog.lockTree)
             // The post's and both parents' locks before any write (see ChangeLog).
             let oldParent = try owned(id, by: caller, on: connection).parentID
             try connection.query(ChangeLog.lock(posts: [id, oldParent, newParent]))
@@ -188,10 +188,6 @@ extension PostService {
             return try Self.post(id, caller: caller, on: connection) ?? []
         }
     }
-
-    /// The tree's shape: reparents and deletes take it, one at a time. Any constant works;
-    /// this one is "reparent" in ASCII.
-    private static let treeLock: Int64 = 0x7265_7061_7265_6E74
 
     /// The post, read without a lock (no write, so no xid yet: see ChangeLog): 404 if there
     /// is none, 403 if it is another's.
