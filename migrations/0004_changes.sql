@@ -67,5 +67,6 @@ $$;
 
 -- No trigger notifies the change feeds: NOTIFY takes a database-wide lock at commit, and
 -- measured on like/unlike and comment-create it cost a quarter of their throughput. Each
--- instance's feed polls this table every 20 ms instead (one index probe); a NOTIFY on
--- `posts_server_changes`, from anyone, still wakes the feeds at once (bench/events.sh).
+-- instance's feed polls this table every 20 ms instead (one index probe), and is nudged
+-- at once by its own instance's writes; a NOTIFY on `posts_server_changes`, from anyone,
+-- still wakes the feeds (bench/events.sh, bench/write-cost.sh).

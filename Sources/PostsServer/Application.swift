@@ -30,7 +30,8 @@ public final class Application: Sendable {
         let images = try ImageStore(directory: configuration.uploadDirectory)
         let posts = PostService(pool: pool, images: images)
 
-        var routes = RouteTable(pipeline: Pipeline(identity: identity))
+        let nudge = ChangeNudge()
+        var routes = RouteTable(pipeline: Pipeline(identity: identity, changes: nudge))
         HealthRoutes.register(on: &routes, pool: pool)
         AuthRoutes.register(on: &routes, auth: auth, profiles: profiles)
         ProfileRoutes.register(on: &routes, profiles: profiles)
@@ -38,7 +39,7 @@ public final class Application: Sendable {
         UploadRoutes.register(on: &routes, images: images)
         LikeRoutes.register(on: &routes, likes: LikeService(pool: pool))
         CommentRoutes.register(on: &routes, comments: CommentService(pool: pool))
-        feed = ChangeFeed(conninfo: databaseURL, logger: logger, keepAliveInterval: configuration.eventsKeepAlive)
+        feed = ChangeFeed(conninfo: databaseURL, logger: logger, nudge: nudge, keepAliveInterval: configuration.eventsKeepAlive)
         pruner = ChangePruner(pool: pool, retention: configuration.changesRetention, logger: logger)
         ChangeRoutes.register(on: &routes, reader: ChangeReader(pool: pool), feed: feed)
         MetricsRoutes.register(on: &routes, feed: feed)

@@ -10,7 +10,8 @@ import Synchronization
 /// new changes every `pollInterval` (20 ms: one index probe), once for all (below the
 /// horizon, see `ChangeLog`), and hands each to every matching subscriber of this instance.
 /// Writers do not NOTIFY (its commit-time lock cost a quarter of write throughput, see the
-/// migration), but the connection LISTENs, so a NOTIFY on the channel wakes it early. After
+/// migration); a write on this instance nudges it (`ChangeNudge`), and the connection
+/// LISTENs, so a NOTIFY on the channel wakes it early too. After
 /// an outage it reconnects and catches up from the table from where it was: nothing is
 /// missed.
 ///
@@ -74,6 +75,10 @@ final class ChangeFeed: @unchecked Sendable {
     private let conninfo: String
     private let logger: Logger
     private let pollInterval: Duration
+    private let nudge: ChangeNudge
+    /// Nudges come with every local write: reads follow one another at least this far
+    /// apart, so a burst of writes is read in a few pages, not one query per write.
+    private static let minimumReadGap: UInt64 = 2_000_000
     private let keepAliveInterval: UInt64
     private let inbox = ParkingLock(Inbox())
     private let running = Atomic<Bool>(false)
@@ -94,14 +99,16 @@ final class ChangeFeed: @unchecked Sendable {
     private var outageLogged = false
     /// A subscriber caught up a page and has more to catch up and room: no pause next round.
     private var catchUpPending = false
+    private var lastRead: UInt64 = 0
 
     static let channel = "posts_server_changes"
     static let keepAlive = Array(": keep-alive\n\n".utf8)
 
-    init(conninfo: String, logger: Logger, pollInterval: Duration = .milliseconds(20),
+    init(conninfo: String, logger: Logger, nudge: ChangeNudge, pollInterval: Duration = .milliseconds(20),
          keepAliveInterval: Duration = .seconds(15)) {
         self.conninfo = conninfo
         self.logger = logger
+        self.nudge = nudge
         self.pollInterval = pollInterval
         self.keepAliveInterval = UInt64(keepAliveInterval.components.seconds) * 1_000_000_000
             + UInt64(keepAliveInterval.components.attoseconds / 1_000_000_000)
@@ -156,9 +163,14 @@ final class ChangeFeed: @unchecked Sendable {
     /// keep-alives go on; the streams wait for their changes.
     private func step() {
         admit()
+        nudge.listening.store(!subscribers.isEmpty, ordering: .relaxed)
         do {
             let connection = try connected()
-            _ = try connection.awaitNotifications(timeout: catchUpPending ? .zero : pollInterval)
+            _ = try connection.awaitNotifications(timeout: catchUpPending ? .zero : pollInterval, orReadable: nudge.descriptor)
+            nudge.take()
+            let sinceRead = Self.now() - lastRead
+            if sinceRead < Self.minimumReadGap { usleep(UInt32((Self.minimumReadGap - sinceRead) / 1000)) }
+            lastRead = Self.now()
             try deliverNew(on: connection)
             try catchUpInTurns(on: connection)
             try everySecond(on: connection)
@@ -206,8 +218,13 @@ final class ChangeFeed: @unchecked Sendable {
         for id in pending.leaves { drop(id) }
     }
 
-    /// Reads what is new since the feed's cursor, once, and fans it out.
+    /// Reads what is new since the feed's cursor, once, and fans it out. With nobody to
+    /// hand it to, it only moves up to the horizon: the rows are not read at all.
     private func deliverNew(on connection: PostgresConnection) throws {
+        if subscribers.isEmpty {
+            cursor = max(cursor, try ChangeReader.currentPosition(on: connection))
+            return
+        }
         while true {
             let page = try ChangeReader.page(after: cursor, through: nil, filter: ChangeFilter(), limit: 1000, on: connection)
             for change in page.changes { fanOut(change) }

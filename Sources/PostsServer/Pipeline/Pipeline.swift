@@ -15,8 +15,9 @@ typealias AppHandler = @Sendable (Request, inout AppContext) throws -> Response
 struct Pipeline: Sendable {
     private let stages: [any RequestStage]
 
-    init(identity: Identity) {
+    init(identity: Identity, changes: ChangeNudge) {
         stages = [
+            ChangeNudgeStage(nudge: changes),
             IdentityStage(identity: identity),
         ]
     }
@@ -44,5 +45,20 @@ struct IdentityStage: RequestStage {
             if context.access == .required && context.caller == nil { throw HTTPError.unauthorized() }
         }
         return try next(request, &context)
+    }
+}
+
+/// After a write that succeeded, a nudge to this instance's change feed: its subscribers
+/// see the change without waiting for the next poll. A write that recorded nothing (a
+/// sign-in code, a no-op like) only makes the feed look once more.
+struct ChangeNudgeStage: RequestStage {
+    let nudge: ChangeNudge
+
+    func handle(_ request: Request, _ context: inout AppContext, next: AppHandler) throws -> Response {
+        let response = try next(request, &context)
+        if request.method != .GET && request.method != .HEAD && (200..<300).contains(response.status.code) {
+            nudge.changed()
+        }
+        return response
     }
 }
