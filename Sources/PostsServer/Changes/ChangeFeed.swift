@@ -77,8 +77,10 @@ final class ChangeFeed: @unchecked Sendable {
     private let pollInterval: Duration
     private let nudge: ChangeNudge
     /// Nudges come with every local write: reads follow one another at least this far
-    /// apart, so a burst of writes is read in a few pages, not one query per write.
-    private static let minimumReadGap: UInt64 = 2_000_000
+    /// apart, so a burst of writes goes out in batches (one send per subscriber for
+    /// several events). Measured: 2 ms gave 183k events/s at 1,000 subscribers, 5 ms
+    /// 223k, polling alone 360k; local delivery p99 stayed ~20 ms with either gap.
+    private static let minimumReadGap: UInt64 = 5_000_000
     private let keepAliveInterval: UInt64
     private let inbox = ParkingLock(Inbox())
     private let running = Atomic<Bool>(false)
