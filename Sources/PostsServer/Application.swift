@@ -43,7 +43,9 @@ public final class Application: Sendable {
         pruner = ChangePruner(pool: pool, retention: configuration.changesRetention, logger: logger)
         ChangeRoutes.register(on: &routes, reader: ChangeReader(pool: pool), feed: feed)
         MetricsRoutes.register(on: &routes, feed: feed)
-        if configuration.authMode == .trust { DevRoutes.register(on: &routes, outbox: outbox) }
+        if configuration.authMode == .trust {
+            DevRoutes.register(on: &routes, outbox: outbox, reset: DevReset(pool: pool, images: images))
+        }
         let router = routes.router
 
         var http = ServerConfiguration(host: configuration.host, port: configuration.port)

@@ -40,6 +40,14 @@ struct ImageStore: Sendable {
         unlink(path(of: name))
     }
 
+    /// Removes every image this server stored (`POST /api/dev/reset`); any other file in
+    /// the folder is left alone, whatever `UPLOAD_DIR` points at.
+    func removeAll() throws {
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory) where Self.type(ofStoredName: name) != nil {
+            unlink(path(of: name))
+        }
+    }
+
     /// The stored image of that name and its type; nil for any name this server did not
     /// make (`..`, slashes, other files) or that is gone.
     func open(_ name: String) -> (FileBody, ImageType)? {
