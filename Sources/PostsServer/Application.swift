@@ -1,4 +1,5 @@
 import HTTP
+import Locking
 import Logging
 import Postgres
 
@@ -42,7 +43,12 @@ public final class Application: Sendable {
         feed = ChangeFeed(conninfo: databaseURL, logger: logger, nudge: nudge, keepAliveInterval: configuration.eventsKeepAlive)
         pruner = ChangePruner(pool: pool, retention: configuration.changesRetention, logger: logger)
         ChangeRoutes.register(on: &routes, reader: ChangeReader(pool: pool), feed: feed)
-        MetricsRoutes.register(on: &routes, feed: feed)
+        let requests = RequestMetrics(forwardingTo: accessLog ?? LineAccessLog(format: configuration.logFormat))
+        // The server is made from the routes, and /metrics reads its connection count.
+        let madeServer = ParkingLock<Server?>(nil)
+        MetricsRoutes.register(on: &routes, sources: MetricsRoutes.Sources(
+            requests: requests, pool: pool, feed: feed,
+            openConnections: { madeServer.withLock { $0?.openConnections ?? 0 } }))
         if configuration.authMode == .trust {
             DevRoutes.register(on: &routes, outbox: outbox, reset: DevReset(pool: pool, images: images))
         }
@@ -56,8 +62,8 @@ public final class Application: Sendable {
         http.maxConnections = configuration.maxConnections
         http.maxBodyMemory = configuration.maxBodyMemory
         adjustServer(&http)
-        server = try Server(configuration: http, router: router, logger: logger,
-                            accessLog: accessLog ?? LineAccessLog(format: configuration.logFormat))
+        server = try Server(configuration: http, router: router, logger: logger, accessLog: requests)
+        madeServer.withLock { [server] in $0 = server }
         feed.start()
         pruner.start()
     }

@@ -1,19 +1,54 @@
 import Dispatch
 import HTTP
+import Postgres
 
-/// `GET /metrics` for Prometheus: the live feed's figures and the process's uptime.
+/// `GET /metrics` for Prometheus: requests and their latency by route, open connections,
+/// the pool, the live feed, uptime.
 enum MetricsRoutes {
-    static func register(on routes: inout RouteTable, feed: ChangeFeed) {
+    /// What the route reads that exists only once the server does.
+    struct Sources: Sendable {
+        let requests: RequestMetrics
+        let pool: ConnectionPool
+        let feed: ChangeFeed
+        let openConnections: @Sendable () -> Int
+    }
+
+    static func register(on routes: inout RouteTable, sources: Sources) {
         let started = DispatchTime.now().uptimeNanoseconds
-        routes.get("/metrics", access: .open, runsOnEventLoop: true) { _, _ in
-            let events = feed.statistics
+        routes.get("/metrics", access: .open) { _, _ in
             var metrics = MetricsText()
+            let requests = sources.requests.snapshot
+            metrics.describe("http_requests_total", .counter, help: "Requests answered, by method, route pattern and status.")
+            for (key, count) in requests.requests.sorted(by: { ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status) }) {
+                metrics.sample("http_requests_total", [("method", key.method), ("route", key.route), ("status", String(key.status))],
+                               Double(count))
+            }
+            metrics.describe("http_request_duration_seconds", .histogram, help: "Time from a request's head to its answer, by route pattern.")
+            for (route, histogram) in requests.durations.sorted(by: { $0.key < $1.key }) {
+                var cumulative = 0
+                for (bound, count) in zip(RequestMetrics.buckets, histogram.counts) {
+                    cumulative += count
+                    metrics.sample("http_request_duration_seconds_bucket", [("route", route), ("le", MetricsText.format(bound))],
+                                   Double(cumulative))
+                }
+                metrics.sample("http_request_duration_seconds_bucket", [("route", route), ("le", "+Inf")], Double(histogram.count))
+                metrics.sample("http_request_duration_seconds_sum", [("route", route)], histogram.sum)
+                metrics.sample("http_request_duration_seconds_count", [("route", route)], Double(histogram.count))
+            }
+            metrics.add("http_connections_open", .gauge, help: "Open client connections (event streams included).",
+                        value: sources.openConnections())
+            let pool = sources.pool.statistics
+            metrics.describe("db_pool_connections", .gauge, help: "Pooled database connections, by state.")
+            metrics.sample("db_pool_connections", [("state", "in_use")], Double(pool.inUse))
+            metrics.sample("db_pool_connections", [("state", "idle")], Double(pool.idle))
+            metrics.add("db_pool_waiting", .gauge, help: "Requests waiting for a pooled connection.", value: pool.waiting)
+            let events = sources.feed.statistics
             metrics.add("events_subscribers", .gauge, help: "Open /api/events streams on this instance.",
                         value: events.subscribers)
             metrics.add("events_delivered_total", .counter, help: "Changes handed to /api/events subscribers.",
                         value: events.delivered)
             metrics.add("events_lag_seconds", .gauge,
-                        help: "Time from the newest delivered change's write to its delivery (held back by long transactions).",
+                        help: "Time from the write of the oldest change not yet delivered (held back by long transactions) to now.",
                         value: events.lagSeconds)
             let uptime = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
             metrics.add("process_uptime_seconds", .gauge, help: "Seconds since the server started.", value: uptime)

@@ -4,21 +4,53 @@ struct MetricsText {
     enum Kind: String {
         case counter
         case gauge
+        case histogram
     }
 
     private(set) var text = ""
 
+    /// The `# HELP` and `# TYPE` lines; the samples follow with `sample`.
+    mutating func describe(_ name: String, _ kind: Kind, help: String) {
+        text += "# HELP \(name) \(help)\n# TYPE \(name) \(kind.rawValue)\n"
+    }
+
+    mutating func sample(_ name: String, _ labels: [(String, String)] = [], _ value: Double) {
+        text += name
+        if !labels.isEmpty {
+            text += "{" + labels.map { "\($0.0)=\"\(Self.escaped($0.1))\"" }.joined(separator: ",") + "}"
+        }
+        text += " " + Self.format(value) + "\n"
+    }
+
+    /// A metric with one unlabelled sample.
     mutating func add(_ name: String, _ kind: Kind, help: String, value: Double) {
-        text += "# HELP \(name) \(help)\n# TYPE \(name) \(kind.rawValue)\n\(name) \(Self.format(value))\n"
+        describe(name, kind, help: help)
+        sample(name, [], value)
     }
 
     mutating func add(_ name: String, _ kind: Kind, help: String, value: Int) {
         add(name, kind, help: help, value: Double(value))
     }
 
-    /// Integers without a fraction, so counters read as counts.
-    private static func format(_ value: Double) -> String {
+    /// Integers without a fraction, so counters read as counts; +Inf as Prometheus spells it.
+    static func format(_ value: Double) -> String {
+        if value == .infinity { return "+Inf" }
         if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
         return String(value)
+    }
+
+    /// Label values escape backslash, quote and newline (route patterns have none, but a
+    /// method is whatever token the client sent).
+    private static func escaped(_ value: String) -> String {
+        var out = ""
+        for character in value {
+            switch character {
+            case "\\": out += "\\\\"
+            case "\"": out += "\\\""
+            case "\n": out += "\\n"
+            default: out.append(character)
+            }
+        }
+        return out
     }
 }
