@@ -39,8 +39,7 @@ struct MetricsText {
         return String(value)
     }
 
-    /// Label values escape backslash, quote and newline (route patterns have none, but a
-    /// method is whatever token the client sent).
+    /// Label values escape backslash, quote and newline (none of ours has them today).
     private static func escaped(_ value: String) -> String {
         var out = ""
         for character in value {

@@ -13,6 +13,8 @@ final class RequestMetrics: AccessLog {
     /// Upper bounds in seconds, Prometheus' usual spread from a millisecond to ten seconds.
     static let buckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
+    private static let knownMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+
     struct Key: Hashable, Sendable {
         let method: String
         let route: String
@@ -46,13 +48,15 @@ final class RequestMetrics: AccessLog {
     }
 
     func record(_ entry: AccessLogEntry) {
-        // Requests that matched no route share one label: paths are the client's, unbounded.
+        // Labels from the client would let it grow this table without end: requests that
+        // matched no route share one route label, and unknown methods one method label.
         let route = entry.route ?? "unmatched"
+        let method = Self.knownMethods.contains(entry.method) ? entry.method : "other"
         let seconds = Double(entry.durationNanoseconds) / 1e9
         let bucket = Self.buckets.firstIndex { seconds <= $0 }
         let shard = shards[Self.threadShard(of: shards.count)]
         shard.withLock { state in
-            state.requests[Key(method: entry.method, route: route, status: entry.status), default: 0] += 1
+            state.requests[Key(method: method, route: route, status: entry.status), default: 0] += 1
             state.durations[route, default: Histogram()].record(seconds, bucket: bucket)
         }
         inner.record(entry)
