@@ -90,13 +90,10 @@ import TestSupport
     @Test func outOfOrderCommits_areNeverSkipped() throws {
         // A cluster of its own: the transaction it holds open would hold back every other
         // test's changes, and theirs would blur the exact sequence it checks.
-        let cluster = try TestDatabase.startThrowawayCluster()
+        let (cluster, conninfo) = try TestDatabase.isolatedEmptyDatabase()
         defer { try? cluster.stop() }
-        let admin = try PostgresConnection(conninfo: cluster.conninfo(), queryTimeout: .zero)
-        try admin.execute(unsafeSQL: "CREATE DATABASE posts")
-        admin.close()
-        try Migrator(directory: TestDatabase.migrationsDirectory).migrate(conninfo: cluster.conninfo(database: "posts"))
-        let app = try TestApplication.start(conninfo: cluster.conninfo(database: "posts"))
+        try Migrator(directory: TestDatabase.migrationsDirectory).migrate(conninfo: conninfo)
+        let app = try TestApplication.start(conninfo: conninfo)
         defer { app.stop() }
         let ash = try APIClient.user("ash@example.com", on: app)
         let userID = try #require((try ash.get("/api/me").json["user"] as? [String: Any])?["id"] as? Int)

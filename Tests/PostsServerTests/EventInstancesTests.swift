@@ -1,5 +1,4 @@
 import Foundation
-import Postgres
 import Testing
 import TestSupport
 
@@ -20,12 +19,8 @@ import TestSupport
     @Test func writeOnOneInstance_reachesASubscriberOfAnother() throws {
         // A cluster of its own: another test's open transaction holds back delivery in the
         // whole cluster (the horizon), which is not what this one times.
-        let cluster = try TestDatabase.startThrowawayCluster()
+        let (cluster, conninfo) = try TestDatabase.isolatedEmptyDatabase()
         defer { try? cluster.stop() }
-        let admin = try PostgresConnection(conninfo: cluster.conninfo(), queryTimeout: .zero)
-        try admin.execute(unsafeSQL: "CREATE DATABASE posts")
-        admin.close()
-        let conninfo = cluster.conninfo(database: "posts")
         let (first, firstPort) = try Self.startInstance(conninfo, migrate: true)
         let (second, secondPort) = try Self.startInstance(conninfo, migrate: false)
         let events = try EventStreamClient(port: secondPort)

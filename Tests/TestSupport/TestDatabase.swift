@@ -47,6 +47,17 @@ public enum TestDatabase {
         return cluster.conninfo(database: name)
     }
 
+    /// An empty database `posts` (no migrations) on a cluster of its own, for a test whose
+    /// open transactions would disturb the others, or the others' its: the horizon that
+    /// holds back change delivery is the whole cluster's. Stop the cluster when done.
+    public static func isolatedEmptyDatabase() throws -> (cluster: LocalCluster, conninfo: String) {
+        let cluster = try startThrowawayCluster()
+        let admin = try PostgresConnection(conninfo: cluster.conninfo(), queryTimeout: .zero)
+        defer { admin.close() }
+        try admin.execute(unsafeSQL: "CREATE DATABASE posts")
+        return (cluster, cluster.conninfo(database: "posts"))
+    }
+
     /// A cluster of its own in a temp directory, stopped and deleted at process exit.
     /// Tuned for tests: nothing here needs to survive a crash.
     public static func startThrowawayCluster() throws -> LocalCluster {
