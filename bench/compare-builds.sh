@@ -5,7 +5,7 @@
 #   bench/compare-builds.sh BASELINE_BINARY [seconds]     (default 10 s per round)
 #
 # Env: PATHS (default "/api/ping /api/health"), ROUNDS (2), POOL (4), CONNECTIONS (64),
-# PG_PORT (56433), SHARED (../shared). SCENARIOS instead of PATHS runs ../shared/bench's
+# PG_PORT (25433), SHARED (../shared). SCENARIOS instead of PATHS runs ../shared/bench's
 # scenarios (like_toggle_mix, comment_create, …) on a database seeded with POSTS (100000)
 # posts and USERS (10000) users, both servers in trust mode. The database is migrated by
 # this build; the baseline runs on it unmigrated. Build the baseline outside this repository:
@@ -17,20 +17,14 @@ baseline=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 secs=${2:-10}
 shared=$(cd "${SHARED:-../shared}" && pwd)
 paths=${PATHS:-"/api/ping /api/health"}
-rounds=${ROUNDS:-2} pool=${POOL:-4} conns=${CONNECTIONS:-64} pg_port=${PG_PORT:-56433}
+rounds=${ROUNDS:-2} pool=${POOL:-4} conns=${CONNECTIONS:-64} pg_port=${PG_PORT:-25433}
 scenarios=${SCENARIOS:-} posts=${POSTS:-100000} users=${USERS:-10000}
 ours_port=18082 base_port=18083 pg_dir=/tmp/posts-server-bench-builds-pg
 
-command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
+source bench/lib.sh
+bench_need_wrk
 source scripts/system-packages.sh
-
-pids=()
-cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    "$shared/bench/pg.sh" stop "$pg_dir" >/dev/null 2>&1 || true
-}
-trap cleanup EXIT
+bench_pg_dir=$pg_dir
 
 echo "building this server (release)…" >&2
 swift build -c release --product posts-server >/dev/null
@@ -43,14 +37,9 @@ if [ -n "$scenarios" ]; then
 fi
 for server in ".build/release/posts-server:$ours_port" "$baseline:$base_port"; do
     DATABASE_URL=$url PORT=${server##*:} DB_POOL_SIZE=$pool AUTH_MODE=trust "${server%:*}" serve --no-migrate >/dev/null &
-    pids+=($!)
+    bench_pids+=($!)
 done
-for port in $ours_port $base_port; do
-    for _ in $(seq 100); do
-        (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
-        sleep 0.1
-    done
-done
+for port in $ours_port $base_port; do bench_wait_for_port "$port"; done
 
 if [ -n "$scenarios" ]; then
     echo "A = this build, B = $baseline; pool $pool each; $secs s per round" >&2

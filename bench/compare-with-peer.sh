@@ -5,7 +5,7 @@
 #   bench/compare-with-peer.sh [seconds]        (default 10 s per round, 2 rounds: A,B,A,B)
 #
 # Env: SCENARIOS (default: the scenarios this server implements so far), POSTS (100000),
-# USERS (10000), POOL (4, for both servers), PG_PORT (56432), SHARED (../shared).
+# USERS (10000), POOL (4, for both servers), PG_PORT (25432), SHARED (../shared).
 # The peer is built in a copy under /tmp (never inside this repository); the first build
 # takes several minutes. Everything listens on loopback and stops at the end.
 set -euo pipefail
@@ -13,20 +13,14 @@ cd "$(dirname "$0")/.."
 secs=${1:-10}
 shared=$(cd "${SHARED:-../shared}" && pwd)
 scenarios=${SCENARIOS:-"ping"}
-posts=${POSTS:-100000} users=${USERS:-10000} pool=${POOL:-4} pg_port=${PG_PORT:-56432}
+posts=${POSTS:-100000} users=${USERS:-10000} pool=${POOL:-4} pg_port=${PG_PORT:-25432}
 ours_port=18080 peer_port=18181
 pg_dir=/tmp/posts-server-bench-pg peer_copy=/tmp/posts-server-bench-peer
 
-command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
+source bench/lib.sh
+bench_need_wrk
 source scripts/system-packages.sh
-
-pids=()
-cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    "$shared/bench/pg.sh" stop "$pg_dir" >/dev/null 2>&1 || true
-}
-trap cleanup EXIT
+bench_pg_dir=$pg_dir
 
 echo "building this server (release)…" >&2
 swift build -c release --product posts-server >/dev/null
@@ -44,15 +38,10 @@ psql -q -v posts="$posts" -v users="$users" -f "$shared/bench/seed.sql" "$url" >
 
 DATABASE_URL=$url PORT=$ours_port DB_POOL_SIZE=$pool AUTH_MODE=trust \
     .build/release/posts-server serve --no-migrate >/dev/null &
-pids+=($!)
+bench_pids+=($!)
 DATABASE_URL=$url PORT=$peer_port DB_POOL_SIZE=$pool LOG_LEVEL=error "$peer_copy/.build/release/hb-peer" >/dev/null 2>&1 &
-pids+=($!)
-for port in $ours_port $peer_port; do
-    for _ in $(seq 100); do
-        (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
-        sleep 0.1
-    done
-done
+bench_pids+=($!)
+for port in $ours_port $peer_port; do bench_wait_for_port "$port"; done
 
 echo "A = posts-server, B = hb-peer; pool $pool each; $secs s per round" >&2
 MAXID=$posts MAXUSER=$users SCENARIOS=$scenarios "$shared/bench/compare.sh" \

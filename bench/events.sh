@@ -18,7 +18,7 @@
 # set-up and again for the run), BATCH (200 streams being set up at once), POOL (4),
 # MAX_CONNECTIONS (20000), NOTIFY (1: a NOTIFY trigger on `changes`, to compare with
 # polling alone), SERVER_ENV (extra server environment, e.g. "LOG_FORMAT=json"),
-# PG_PORT (56434), SHARED (../shared). A fresh cluster in /tmp/posts-server-bench-events-pg;
+# PG_PORT (25434), SHARED (../shared). A fresh cluster in /tmp/posts-server-bench-events-pg;
 # server logs in /tmp/posts-server-bench-events-<port>.log. Everything listens on loopback
 # and stops at the end. The exit status is sse-load's: 0 when every event arrived once, in
 # order.
@@ -27,7 +27,7 @@ cd "$(dirname "$0")/.."
 shared=$(cd "${SHARED:-../shared}" && pwd)
 subscribers=${SUBSCRIBERS:-1000} writes=${WRITES:-200} interval=${INTERVAL_MS:-20} mode=${MODE:-latency}
 instances=${INSTANCES:-1} cross=${CROSS:-0} timeout=${TIMEOUT:-60} batch=${BATCH:-200}
-pool=${POOL:-4} max_connections=${MAX_CONNECTIONS:-20000} pg_port=${PG_PORT:-56434}
+pool=${POOL:-4} max_connections=${MAX_CONNECTIONS:-20000} pg_port=${PG_PORT:-25434}
 read -r -a server_env <<<"${SERVER_ENV:-}"
 pg_dir=/tmp/posts-server-bench-events-pg load=/tmp/sse-load
 all_ports=(18090 18091)
@@ -36,6 +36,7 @@ case "$mode" in latency | throughput) ;; *) echo "MODE must be latency or throug
 if [ "$cross" = 1 ] && [ "$instances" != 2 ]; then echo "CROSS=1 needs INSTANCES=2" >&2; exit 2; fi
 ports=("${all_ports[@]:0:$instances}")
 
+source bench/lib.sh
 source scripts/system-packages.sh
 # Streams hold a descriptor each, on both sides: as many as allowed (sse-load raises its own).
 ulimit -n "$(ulimit -Hn)"
@@ -44,13 +45,7 @@ if [ "$(ulimit -n)" -lt $((subscribers + 1024)) ]; then
     exit 2
 fi
 
-pids=()
-cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    "$shared/bench/pg.sh" stop "$pg_dir" >/dev/null 2>&1 || true
-}
-trap cleanup EXIT
+bench_pg_dir=$pg_dir
 
 for port in "${ports[@]}"; do
     if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "port $port is in use" >&2; exit 1; fi
@@ -74,16 +69,11 @@ for port in "${ports[@]}"; do
     env DATABASE_URL="$url" PORT="$port" DB_POOL_SIZE="$pool" AUTH_MODE=trust RATE_LIMIT_IP=0 \
         MAX_CONNECTIONS="$max_connections" "${server_env[@]}" \
         .build/release/posts-server serve --no-migrate >"/tmp/posts-server-bench-events-$port.log" 2>&1 &
-    pids+=($!)
+    bench_pids+=($!)
 done
 for i in "${!ports[@]}"; do
     port=${ports[$i]}
-    for _ in $(seq 100); do
-        (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
-        kill -0 "${pids[$i]}" 2>/dev/null || break
-        sleep 0.1
-    done
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+    if ! bench_wait_for_port "$port" "${bench_pids[$i]}"; then
         echo "the server on port $port did not start; its log:" >&2
         tail -n 20 "/tmp/posts-server-bench-events-$port.log" >&2
         exit 1
@@ -104,7 +94,7 @@ rc=0
 "$load" "${args[@]}" || rc=$?
 
 for i in "${!ports[@]}"; do
-    pid=${pids[$i]} port=${ports[$i]}
+    pid=${bench_pids[$i]} port=${ports[$i]}
     if [ -r "/proc/$pid/status" ]; then
         memory=$(awk '/^VmRSS|^VmHWM/ { printf "%s=%s%s ", $1, $2, $3 }' "/proc/$pid/status" | tr -d ':')
         feed=$(curl -fsS "http://127.0.0.1:$port/metrics" 2>/dev/null |

@@ -5,24 +5,19 @@
 #
 #   bench/scale.sh [seconds] [sizes…]        (default 10 s, sizes 10000 1000000)
 #
-# Env: POOL (4), PG_PORT (56434), SHARED (../shared). 1,000,000 posts take ~90 s to seed
+# Env: POOL (4), PG_PORT (25436), SHARED (../shared). 1,000,000 posts take ~90 s to seed
 # and ~2 GB in /tmp.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-10}; shift || true
 sizes=${*:-"10000 1000000"}
 shared=$(cd "${SHARED:-../shared}" && pwd)
-pool=${POOL:-4} pg_port=${PG_PORT:-56434} port=18084 pg_dir=/tmp/posts-server-bench-scale-pg
+pool=${POOL:-4} pg_port=${PG_PORT:-25436} port=18084 pg_dir=/tmp/posts-server-bench-scale-pg
 
-command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
+source bench/lib.sh
+bench_need_wrk
 source scripts/system-packages.sh
-server=""
-cleanup() {
-    [ -n "$server" ] && kill "$server" 2>/dev/null || true
-    wait 2>/dev/null || true
-    "$shared/bench/pg.sh" stop "$pg_dir" >/dev/null 2>&1 || true
-}
-trap cleanup EXIT
+bench_pg_dir=$pg_dir
 swift build -c release --product posts-server >/dev/null
 
 columns="p.id, p.user_id, p.parent_id, p.title, p.summary, p.body, p.image_url, p.created_at, p.timezone,
@@ -35,7 +30,8 @@ for size in $sizes; do
     psql -q -v posts="$size" -v users=10000 -f "$shared/bench/seed.sql" "$url" >/dev/null
     DATABASE_URL=$url PORT=$port DB_POOL_SIZE=$pool .build/release/posts-server serve --no-migrate >/dev/null &
     server=$!
-    for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
+    bench_pids=("$server")
+    bench_wait_for_port "$port" "$server"
     echo "== $size posts" 
     MAXID=$size SCENARIOS="recent50 children" "$shared/bench/run.sh" "http://127.0.0.1:$port" "$secs"
     parent=$(psql -qAt -c "SELECT parent_id FROM posts WHERE parent_id IS NOT NULL GROUP BY parent_id ORDER BY count(*) DESC LIMIT 1" "$url")
@@ -46,6 +42,6 @@ EXPLAIN (ANALYZE, BUFFERS) SELECT c.* FROM (SELECT id FROM posts WHERE id = $par
   LEFT JOIN LATERAL (SELECT $columns FROM posts p LEFT JOIN profiles pr ON pr.user_id = p.user_id
   WHERE p.parent_id = parent.id ORDER BY p.created_at DESC, p.id DESC LIMIT 51) c ON true;
 SQL
-    kill "$server"; wait "$server" 2>/dev/null || true; server=""
+    kill "$server"; wait "$server" 2>/dev/null || true; bench_pids=()
     "$shared/bench/pg.sh" stop "$pg_dir" >/dev/null
 done

@@ -4,27 +4,22 @@
 #
 #   bench/uploads.sh [clients] [MiB]          (default 100 clients, 10 MiB each)
 #
-# Env: PG_PORT (56435), SHARED (../shared).
+# Env: PG_PORT (25437), SHARED (../shared).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 clients=${1:-100} mib=${2:-10}
 shared=$(cd "${SHARED:-../shared}" && pwd)
-pg_port=${PG_PORT:-56435} port=18085 pg_dir=/tmp/posts-server-bench-uploads-pg uploads=/tmp/posts-server-bench-uploads
+pg_port=${PG_PORT:-25437} port=18085 pg_dir=/tmp/posts-server-bench-uploads-pg uploads=/tmp/posts-server-bench-uploads
+source bench/lib.sh
 source scripts/system-packages.sh
-server=""
-cleanup() {
-    [ -n "$server" ] && kill "$server" 2>/dev/null || true
-    wait 2>/dev/null || true
-    "$shared/bench/pg.sh" stop "$pg_dir" >/dev/null 2>&1 || true
-    rm -rf "$uploads"
-}
-trap cleanup EXIT
+bench_pg_dir=$pg_dir bench_remove=("$uploads")
 swift build -c release --product posts-server >/dev/null
 rm -rf "$pg_dir" "$uploads"
 url=$("$shared/bench/pg.sh" start "$pg_dir" "$pg_port")
 DATABASE_URL=$url PORT=$port AUTH_MODE=trust UPLOAD_DIR=$uploads .build/release/posts-server serve >/dev/null &
 server=$!
-for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
+bench_pids+=("$server")
+bench_wait_for_port "$port" "$server"
 echo "after start: $(grep VmHWM /proc/$server/status)"
 python3 - "$port" "$clients" "$mib" <<'PY'
 import http.client, os, sys, threading, time

@@ -8,7 +8,7 @@
 #   bench/write-cost.sh [BASELINE_BINARY] [seconds]     (default 8 s per scenario per round)
 #
 # Env: SCENARIOS ("like_toggle_mix comment_create"), ROUNDS (3), POOL (4), POSTS (100000),
-# USERS (10000), PG_PORT (56435), SHARED (../shared). Build a baseline outside this repository:
+# USERS (10000), PG_PORT (25435), SHARED (../shared). Build a baseline outside this repository:
 #   git archive 66d4b0a --prefix=baseline/ | tar -x -C /tmp && (cd /tmp/baseline && swift build -c release)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,19 +17,13 @@ baseline=${1:-}
 secs=${2:-8}
 shared=$(cd "${SHARED:-../shared}" && pwd)
 scenarios=${SCENARIOS:-"like_toggle_mix comment_create"}
-rounds=${ROUNDS:-3} pool=${POOL:-4} posts=${POSTS:-100000} users=${USERS:-10000} pg_port=${PG_PORT:-56435}
+rounds=${ROUNDS:-3} pool=${POOL:-4} posts=${POSTS:-100000} users=${USERS:-10000} pg_port=${PG_PORT:-25435}
 ours_port=18084 base_port=18085 pg_dir=/tmp/posts-server-bench-writes-pg
 
-command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
+source bench/lib.sh
+bench_need_wrk
 source scripts/system-packages.sh
-
-pids=()
-cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    "$shared/bench/pg.sh" stop "$pg_dir" >/dev/null 2>&1 || true
-}
-trap cleanup EXIT
+bench_pg_dir=$pg_dir
 
 echo "building this server (release)…" >&2
 swift build -c release --product posts-server >/dev/null
@@ -43,8 +37,8 @@ psql -q "$url" -c "CREATE FUNCTION bench_notify_changes() RETURNS trigger LANGUA
 
 start() {  # binary port
     DATABASE_URL=$url PORT=$2 DB_POOL_SIZE=$pool AUTH_MODE=trust "$1" serve --no-migrate >/dev/null 2>&1 &
-    pids+=($!)
-    for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$2") 2>/dev/null && return; sleep 0.1; done
+    bench_pids+=($!)
+    bench_wait_for_port "$2" $!
 }
 start .build/release/posts-server $ours_port
 [ -z "$baseline" ] || start "$baseline" $base_port

@@ -1,0 +1,30 @@
+# Shared by the bench scripts, sourced from the repository root once `shared` is set:
+# wrk on demand, waiting for a port, and everything started stopped at exit (the servers
+# in `bench_pids`, the cluster in `bench_pg_dir`, the paths in `bench_remove`).
+# Default PostgreSQL ports are below Linux's ephemeral range (32768-60999): one there can
+# be held in TIME_WAIT by an earlier run's client socket, and the cluster cannot bind it.
+bench_pids=()
+bench_pg_dir=""
+bench_remove=()
+
+bench_cleanup() {
+    for pid in "${bench_pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    [ -z "$bench_pg_dir" ] || "$shared/bench/pg.sh" stop "$bench_pg_dir" >/dev/null 2>&1 || true
+    for path in "${bench_remove[@]}"; do rm -rf "$path"; done
+}
+trap bench_cleanup EXIT
+
+bench_need_wrk() {
+    command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
+}
+
+# PORT [PID]: waits up to 10 s for 127.0.0.1:PORT to accept, giving up early if PID dies.
+bench_wait_for_port() {
+    for _ in $(seq 100); do
+        (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+        [ -z "${2:-}" ] || kill -0 "$2" 2>/dev/null || return 1
+        sleep 0.1
+    done
+    return 1
+}
