@@ -13,13 +13,12 @@ struct ChangeKey: Sendable, Comparable, Hashable {
     }
 
     init(_ text: String) throws(HTTPError) {
-        guard let bytes = Base64URL.decode(text), bytes.count == 16 else { throw .badRequest("malformed since") }
-        txid = Int64(bigEndianBytes: bytes[0..<8])
-        position = Int64(bigEndianBytes: bytes[8..<16])
-        guard txid >= 0 else { throw .badRequest("malformed since") }
+        guard let (txid, position) = Base64URL.decodePair(text), txid >= 0 else { throw .badRequest("malformed since") }
+        self.txid = txid
+        self.position = position
     }
 
-    var text: String { Base64URL.encode(txid.bigEndianByteArray + position.bigEndianByteArray) }
+    var text: String { Base64URL.encode(txid, position) }
 
     /// The position just below a horizon: everything under it seen, everything at or above
     /// it still to come.

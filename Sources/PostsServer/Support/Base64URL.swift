@@ -16,6 +16,17 @@ enum Base64URL {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// Two integers as one opaque token (cursors: a sort key and a tiebreaker).
+    static func encode(_ first: Int64, _ second: Int64) -> String {
+        encode(first.bigEndianByteArray + second.bigEndianByteArray)
+    }
+
+    /// The two integers of a token `encode(_:_:)` made, or nil for any other text.
+    static func decodePair(_ text: String) -> (Int64, Int64)? {
+        guard let bytes = decode(text), bytes.count == 16 else { return nil }
+        return (Int64(bigEndianBytes: bytes[0..<8]), Int64(bigEndianBytes: bytes[8..<16]))
+    }
+
     /// The bytes, or nil for text that is not unpadded base64url.
     static func decode(_ text: String) -> [UInt8]? {
         var values: [UInt8] = []

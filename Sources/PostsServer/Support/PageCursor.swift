@@ -21,13 +21,12 @@ struct KeysetCursor: PageCursor, Equatable {
     }
 
     init(_ text: String) throws(HTTPError) {
-        guard let bytes = Base64URL.decode(text), bytes.count == 16 else { throw .badRequest("malformed cursor") }
-        createdAt = PostgresTimestamp(microsecondsSince2000: Int64(bigEndianBytes: bytes[0..<8]))
-        id = Int64(bigEndianBytes: bytes[8..<16])
-        guard id > 0 else { throw .badRequest("malformed cursor") }
+        guard let (microseconds, id) = Base64URL.decodePair(text), id > 0 else { throw .badRequest("malformed cursor") }
+        createdAt = PostgresTimestamp(microsecondsSince2000: microseconds)
+        self.id = id
     }
 
-    var text: String { Base64URL.encode(createdAt.microsecondsSince2000.bigEndianByteArray + id.bigEndianByteArray) }
+    var text: String { Base64URL.encode(createdAt.microsecondsSince2000, id) }
 
     /// `AND (created, id) < (…)`: the rest of a newest-first page, in the order of the
     /// (…, created_at DESC, id DESC) indexes, so the index scan starts right there.
