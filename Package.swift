@@ -6,6 +6,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "posts-server", targets: ["posts-server"]),
+        // For the apps that use the server: Foundation only, no server code.
+        .library(name: "PostsClient", targets: ["PostsClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -35,8 +37,11 @@ let package = Package(
         // The application: configuration, services, routes; sees both layers.
         .target(
             name: "PostsServer",
-            dependencies: ["HTTP", "Postgres", "Locking", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["HTTP", "Postgres", "Locking", .product(name: "Logging", package: "swift-log")],
+            resources: [.embedInCode("OpenAPI/openapi.yaml")]
         ),
+        // The Swift client of the API (models, async calls, pages and events as sequences).
+        .target(name: "PostsClient"),
         .executableTarget(
             name: "posts-server",
             dependencies: [
@@ -54,6 +59,7 @@ let package = Package(
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
         .testTarget(name: "PostsServerTests", dependencies: ["PostsServer", "TestSupport", "posts-server"]),
+        .testTarget(name: "PostsClientTests", dependencies: ["PostsClient", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -34,6 +34,7 @@ public final class Application: Sendable {
         let nudge = ChangeNudge()
         var routes = RouteTable(pipeline: Pipeline(identity: identity, changes: nudge))
         HealthRoutes.register(on: &routes, pool: pool)
+        OpenAPIRoutes.register(on: &routes)
         AuthRoutes.register(on: &routes, auth: auth, profiles: profiles)
         ProfileRoutes.register(on: &routes, profiles: profiles)
         PostRoutes.register(on: &routes, posts: posts, uploadDirectory: configuration.uploadDirectory)
