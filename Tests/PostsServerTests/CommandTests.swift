@@ -30,6 +30,29 @@ import TestSupport
         #expect(process.lines.last?.contains("stopped") == true)
     }
 
+    /// For log shippers: one object per line, the access fields typed (numbers stay numbers).
+    @Test func jsonAccessLog_hasTypedFields() throws {
+        let conninfo = try TestDatabase.makeDatabase()
+        let process = try ServerProcess(["serve", "--no-migrate"],
+                                        environment: ["DATABASE_URL": conninfo, "PORT": "0", "LOG_FORMAT": "json"])
+        let port = try #require(process.listeningPort())
+        let health = try RawHTTPClient(port: port)
+            .exchange("GET /api/health HTTP/1.1\r\nHost: t\r\nX-Request-Id: json-7\r\n\r\n")
+        #expect(health.status == 200)
+        let line = try #require(process.waitForLine(containing: "json-7"))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(object["message"] as? String == "request")
+        #expect(object["level"] as? String == "info")
+        #expect(object["time"] is String)
+        #expect(object["request_id"] as? String == "json-7")
+        #expect(object["route"] as? String == "/api/health")
+        #expect(object["status"] as? Int == 200)
+        #expect(object["bytes"] as? Int == 36)
+        #expect(object["duration_ms"] is Double || object["duration_ms"] is Int)
+        process.signal(SIGTERM)
+        #expect(process.waitForExit() == 0)
+    }
+
     /// SIGTERM is caught from the start: one that arrives while the server is still
     /// migrating is kept, and the server stops cleanly as soon as it is up.
     @Test func sigtermDuringStartup_stopsCleanlyOnceUp() throws {

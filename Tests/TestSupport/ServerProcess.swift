@@ -142,7 +142,9 @@ public final class ServerProcess: @unchecked Sendable {
     /// The port from the `listening on http://HOST:PORT` line.
     public func listeningPort() -> Int? {
         guard let line = waitForLine(containing: "listening on http://") else { return nil }
+        // Text lines end the address with a space, JSON lines with a quote.
         let url = line[line.range(of: "listening on http://")!.upperBound...]
-        return url.split(separator: " ").first.flatMap { $0.split(separator: ":").last }.flatMap { Int($0) }
+        let address = url.prefix { !$0.isWhitespace && $0 != "\"" }
+        return address.split(separator: ":").last.flatMap { Int($0) }
     }
 }

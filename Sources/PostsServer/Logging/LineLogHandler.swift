@@ -28,7 +28,7 @@ public struct LineLogHandler: LogHandler {
         var fields = metadata
         if let explicit = event.metadata { fields.merge(explicit) { $1 } }
         if let error = event.error { fields["error"] = "\(error)" }
-        let sorted = fields.keys.sorted().map { (key: $0, value: "\(fields[$0]!)") }
+        let sorted = fields.keys.sorted().map { LogField($0, "\(fields[$0]!)") }
         StandardOutput.write(LogLine.make(format: format, level: "\(event.level)", message: "\(event.message)",
                                           fields: sorted), format: format)
     }

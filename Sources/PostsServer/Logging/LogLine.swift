@@ -1,10 +1,35 @@
 import HTTP
 
+/// One `key=value` of a log line. A number stays a JSON number in `json` lines, so a log
+/// shipper can sum bytes or filter `status >= 500` without parsing strings.
+struct LogField {
+    let key: String
+    let value: String
+    let isNumber: Bool
+
+    init(_ key: String, _ value: String) {
+        self.key = key
+        self.value = value
+        isNumber = false
+    }
+
+    /// `value` must be the decimal text of a number.
+    static func number(_ key: String, _ value: String) -> LogField {
+        LogField(key: key, value: value, isNumber: true)
+    }
+
+    private init(key: String, value: String, isNumber: Bool) {
+        self.key = key
+        self.value = value
+        self.isNumber = isNumber
+    }
+}
+
 /// The shape of one line of output, shared by the general log and the access log so that
 /// both read alike: `TIME LEVEL MESSAGE key=value …`, or one JSON object.
 enum LogLine {
     static func make(format: LineLogHandler.Format, level: String, message: String,
-                     fields: [(key: String, value: String)]) -> [UInt8] {
+                     fields: [LogField]) -> [UInt8] {
         let time = Timestamp.now()
         var out: [UInt8] = []
         out.reserveCapacity(96 + fields.count * 24)
@@ -32,7 +57,11 @@ enum LogLine {
                 out.append(UInt8(ascii: ","))
                 JSONText.appendQuoted(field.key, to: &out)
                 out.append(UInt8(ascii: ":"))
-                JSONText.appendQuoted(field.value, to: &out)
+                if field.isNumber {
+                    out += field.value.utf8
+                } else {
+                    JSONText.appendQuoted(field.value, to: &out)
+                }
             }
             out.append(UInt8(ascii: "}"))
         }
@@ -51,13 +80,13 @@ public struct LineAccessLog: AccessLog {
     public func record(_ entry: AccessLogEntry) {
         // Alphabetical, as the general log orders its metadata.
         StandardOutput.write(LogLine.make(format: format, level: "info", message: "request", fields: [
-            ("bytes", String(entry.bytes)),
-            ("duration_ms", AccessLogEntry.milliseconds(entry.durationNanoseconds)),
-            ("method", entry.method),
-            ("path", String(entry.path)),
-            ("request_id", entry.requestID),
-            ("route", entry.route ?? "-"),
-            ("status", String(entry.status)),
+            .number("bytes", String(entry.bytes)),
+            .number("duration_ms", AccessLogEntry.milliseconds(entry.durationNanoseconds)),
+            LogField("method", entry.method),
+            LogField("path", String(entry.path)),
+            LogField("request_id", entry.requestID),
+            LogField("route", entry.route ?? "-"),
+            .number("status", String(entry.status)),
         ]), format: format)
     }
 }

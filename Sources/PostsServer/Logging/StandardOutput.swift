@@ -92,8 +92,8 @@ struct PendingLines {
         bytes = []
         if dropped > 0 {
             batch += LogLine.make(format: format, level: "warning", message: "log lines dropped",
-                                  fields: [("count", String(dropped)),
-                                           ("reason", "standard output did not keep up")])
+                                  fields: [.number("count", String(dropped)),
+                                           LogField("reason", "standard output did not keep up")])
             dropped = 0
         }
         writing = !batch.isEmpty
