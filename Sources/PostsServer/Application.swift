@@ -51,7 +51,8 @@ public final class Application: Sendable {
             requests: requests, pool: pool, feed: feed,
             openConnections: { madeServer.withLock { $0?.openConnections ?? 0 } }))
         if configuration.authMode == .trust {
-            DevRoutes.register(on: &routes, outbox: outbox, reset: DevReset(pool: pool, images: images))
+            DevRoutes.register(on: &routes, outbox: outbox, reset: DevReset(pool: pool, images: images),
+                               seed: DemoSeed(pool: pool))
         }
         let router = routes.router
 

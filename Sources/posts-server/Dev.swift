@@ -38,7 +38,7 @@ struct Dev: ParsableCommand {
         }
         try Migrations.apply(conninfo: configuration.databaseURL!, directory: Migrations.locate(), logger: logger)
         let application = try Application(configuration: configuration, logger: logger)
-        if try DemoSeed.seedIfEmpty(application.pool) {
+        if try DemoSeed(pool: application.pool).seedIfEmpty() {
             logger.info("seeded demo users and posts")
         }
         logger.info("try it: curl \(application.server.baseURL)/api/health")

@@ -1,0 +1,79 @@
+/// What a demo seed will write, decided before any SQL runs: users, a tree of posts, and
+/// who likes and comments on what. Indices stand for rows not yet written (an author is an
+/// index into the author list, a parent an earlier post), so the plan is pure and the
+/// writer only maps it onto ids.
+struct DemoPlan: Sendable, Equatable {
+    struct User: Sendable, Equatable {
+        let username: String
+        let fullName: String
+    }
+
+    struct Post: Sendable, Equatable {
+        /// An earlier post of the plan; nil for a root.
+        let parent: Int?
+        let author: Int
+        let title: String
+        let summary: String
+        let body: String
+        let locationTag: String?
+    }
+
+    struct Like: Sendable, Equatable {
+        let post: Int
+        let user: Int
+    }
+
+    struct Comment: Sendable, Equatable {
+        let post: Int
+        let author: Int
+        let body: String
+    }
+
+    let users: [User]
+    let posts: [Post]
+    let likes: [Like]
+    let comments: [Comment]
+
+    static let maxLikesPerPost = 6
+    static let maxCommentsPerPost = 3
+
+    /// `users` new users; `posts` posts written by `authors` people (the new users, or
+    /// those already there when none are asked for). `batch` keeps usernames unique across
+    /// seeds: a short random tag.
+    init<Random: RandomNumberGenerator>(users userCount: Int, posts postCount: Int, authors authorCount: Int,
+                                        batch: String, using random: inout Random) {
+        precondition(postCount == 0 || authorCount > 0, "posts need authors")
+        users = (0..<userCount).map { index in
+            let first = DemoText.firstNames[index % DemoText.firstNames.count]
+            let last = DemoText.lastNames[(index / DemoText.firstNames.count) % DemoText.lastNames.count]
+            return User(username: "\(first.lowercased())_\(batch)\(index + 1)", fullName: "\(first) \(last)")
+        }
+        // About one post in six starts a thread; the rest answer an earlier post, so the
+        // tree has both breadth and depth.
+        let rootCount = postCount == 0 ? 0 : max(1, postCount / 6)
+        posts = (0..<postCount).map { index in
+            let parent = index < rootCount ? nil : Int.random(in: 0..<index, using: &random)
+            let topic = DemoText.topics.randomElement(using: &random)!
+            return Post(parent: parent,
+                        author: Int.random(in: 0..<authorCount, using: &random),
+                        title: parent == nil ? "Thoughts on \(topic)" : "Re: \(topic)",
+                        summary: DemoText.summaries.randomElement(using: &random)!,
+                        body: DemoText.bodies.randomElement(using: &random)!,
+                        locationTag: Bool.random(using: &random) ? DemoText.places.randomElement(using: &random) : nil)
+        }
+        var likes: [Like] = []
+        var comments: [Comment] = []
+        for post in 0..<postCount {
+            let likers = Int.random(in: 0...min(authorCount, Self.maxLikesPerPost), using: &random)
+            var likedBy = Set<Int>()
+            while likedBy.count < likers { likedBy.insert(Int.random(in: 0..<authorCount, using: &random)) }
+            likes += likedBy.sorted().map { Like(post: post, user: $0) }
+            for _ in 0..<Int.random(in: 0...Self.maxCommentsPerPost, using: &random) {
+                comments.append(Comment(post: post, author: Int.random(in: 0..<authorCount, using: &random),
+                                        body: DemoText.comments.randomElement(using: &random)!))
+            }
+        }
+        self.likes = likes
+        self.comments = comments
+    }
+}
