@@ -84,6 +84,26 @@ import TestSupport
         #expect((kept.json["changes"] as? [[String: Any]])?.count == 1)
     }
 
+    /// A cursor ahead of anything this database handed out (another database's, or one from
+    /// before a restore into a new cluster) would silently miss changes: it is 410, as is
+    /// a resume of the event stream from it. The newest cursor given out stays good.
+    @Test func cursorAheadOfTheDatabase_is410() throws {
+        let app = try TestApplication.start()
+        defer { app.stop() }
+        let ash = try APIClient.user("ash@example.com", on: app)
+        let start = try ChangeLogTests.position(ash)
+        _ = try ash.createPost("one")
+        let newest = try ChangeLogTests.changes(after: start, in: ash, count: 1).last?["seq"] as? String
+        let current = try ChangeKey(try #require(newest))
+        let ahead = ChangeKey(txid: current.txid + 1_000_000, position: 1).text
+        let gone = try ash.get("/api/changes?since=\(ahead)")
+        #expect(gone.status == 410, "\(gone.text)")
+        #expect(gone.json["error"] as? String == "gone")
+        #expect(try ash.get("/api/events", headers: ["Last-Event-ID": ahead]).status == 410)
+        #expect(try ash.get("/api/changes?since=\(try #require(newest))").status == 200)
+        #expect(try ash.get("/api/changes?since=\(start)").status == 200)
+    }
+
     /// A transaction that started first but commits last: while it is open, nothing after
     /// it is delivered (the horizon holds), and once it commits, a follower that kept
     /// polling and a walk from the start see the same sequence, with its change in it.

@@ -46,7 +46,8 @@ struct ChangeReader: Sendable {
         return Int(max(0, age))
     }
 
-    /// 410 when changes after `since` have already been pruned.
+    /// 410 when changes after `since` have already been pruned, or when `since` was never
+    /// given out by this database (see `isRetained`).
     func checkRetained(_ since: ChangeKey) throws {
         try pool.withConnection { try Self.checkRetained(since, on: $0) }
     }
@@ -57,13 +58,23 @@ struct ChangeReader: Sendable {
         }
     }
 
-    /// Whether every change after `since` is still kept (none has been pruned).
+    /// Whether every change after `since` is still kept (none has been pruned) and `since`
+    /// is not ahead of the horizon. Every cursor this database hands out is at or below
+    /// the horizon, which only moves up; one ahead of it comes from another database, or
+    /// from before a restore into a new cluster (whose transaction ids start lower): a
+    /// follower holding it would silently miss every change until the ids caught up, so it
+    /// resyncs instead.
     static func isRetained(_ since: ChangeKey, on connection: PostgresConnection) throws -> Bool {
-        let pruned = try connection.query("""
-            SELECT txid::text::bigint AS txid, position FROM changes_pruned
-            """).first
-        guard let pruned else { return true }
-        return !(since < ChangeKey(txid: try pruned.decode(at: 0), position: try pruned.decode(at: 1)))
+        let row = try connection.query("""
+            SELECT (SELECT txid::text::bigint FROM changes_pruned) AS pruned_txid,
+                   (SELECT position FROM changes_pruned) AS pruned_position,
+                   pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS horizon
+            """).first!
+        guard since <= ChangeKey.below(horizon: try row.decode("horizon")) else { return false }
+        guard let txid: Int64 = try row.decode("pruned_txid"), let position: Int64 = try row.decode("pruned_position") else {
+            return true
+        }
+        return !(since < ChangeKey(txid: txid, position: position))
     }
 
     /// Up to `limit` changes after `since` that match, oldest first; 410 when some after it
