@@ -104,6 +104,28 @@ import TestSupport
         #expect(try ash.get("/api/changes?since=\(start)").status == 200)
     }
 
+    /// The README's step after restoring a backup: every cursor from before it is 410, and
+    /// following goes on from a fresh one.
+    @Test func readmeRestoreStep_makesEveryEarlierCursorGone() throws {
+        let app = try TestApplication.start()
+        defer { app.stop() }
+        let ash = try APIClient.user("ash@example.com", on: app)
+        let start = try ChangeLogTests.position(ash)
+        _ = try ash.createPost("before the backup")
+        let seen = try #require(ChangeLogTests.changes(after: start, in: ash, count: 1).last?["seq"] as? String)
+        try app.pool.withConnection { connection in
+            try connection.execute(unsafeSQL: "TRUNCATE changes, changes_pruned")
+            try connection.execute(unsafeSQL: "INSERT INTO changes_pruned (txid, position) VALUES (pg_current_xact_id(), 0)")
+        }
+        for cursor in [start, seen] {
+            #expect(try ash.get("/api/changes?since=\(cursor)").status == 410)
+        }
+        let fresh = try ChangeLogTests.position(ash)
+        _ = try ash.createPost("after the restore")
+        let after = try ChangeLogTests.changes(after: fresh, in: ash, count: 1)
+        #expect((after.first?["post"] as? [String: Any])?["title"] as? String == "after the restore")
+    }
+
     /// A transaction that started first but commits last: while it is open, nothing after
     /// it is delivered (the horizon holds), and once it commits, a follower that kept
     /// polling and a walk from the start see the same sequence, with its change in it.
