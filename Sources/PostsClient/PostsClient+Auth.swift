@@ -1,7 +1,7 @@
 import Foundation
 
-/// Email-code sign-in (API.md "Auth and profiles"): send a code, verify it for a token,
-/// log out.
+/// Email-code sign-in and profiles (API.md "Auth and profiles"): send a code, verify it
+/// for a token, log out; read and change profiles.
 extension PostsClient {
     /// Mails a six-digit code, valid 10 minutes. Answers alike whether or not the address
     /// is known; at most 5 codes per address an hour (`rateLimited` after).
@@ -31,5 +31,18 @@ extension PostsClient {
     /// The signed-in account and its profile.
     public func me() async throws -> Me {
         try await send(APIRequest("GET", "/api/me"))
+    }
+}
+
+extension PostsClient {
+    public func profile(userID: Int) async throws -> Profile {
+        try await send(APIRequest("GET", "/api/profiles/\(userID)"), as: ProfileEnvelope.self).profile
+    }
+
+    /// Changes the signed-in user's profile; only the fields set in `update` are sent.
+    /// A username already taken (ignoring case) is `conflict`.
+    @discardableResult
+    public func updateProfile(_ update: ProfileUpdate) async throws -> Profile {
+        try await send(APIRequest.json("PATCH", "/api/profiles/me", update.fields), as: ProfileEnvelope.self).profile
     }
 }

@@ -29,29 +29,3 @@ public struct Profile: Codable, Sendable, Equatable, Hashable, Identifiable {
         self.createdAt = createdAt
     }
 }
-
-/// What `updateProfile(_:)` changes: only the fields that are set are sent.
-public struct ProfileUpdate: Sendable, Equatable {
-    /// 3 to 30 of `[a-z0-9_.]`, unique ignoring case (409 when taken).
-    public var username: String?
-    public var fullName: String?
-    public var bio: String?
-    public var avatarURL: Clearable<String>?
-
-    public init(username: String? = nil, fullName: String? = nil, bio: String? = nil,
-                avatarURL: Clearable<String>? = nil) {
-        self.username = username
-        self.fullName = fullName
-        self.bio = bio
-        self.avatarURL = avatarURL
-    }
-
-    var fields: [(String, JSONValue)] {
-        var fields: [(String, JSONValue)] = []
-        if let username { fields.append(("username", .string(username))) }
-        if let fullName { fields.append(("full_name", .string(fullName))) }
-        if let bio { fields.append(("bio", .string(bio))) }
-        if let avatarURL { fields.append(("avatar_url", avatarURL.json)) }
-        return fields
-    }
-}

@@ -1,3 +1,18 @@
+/// One page of `/api/changes`: the changes after a cursor, oldest first.
+public struct ChangesPage: Sendable, Equatable {
+    public let changes: [Change]
+    /// The cursor to persist: the next page (or the next catch-up) starts after it.
+    public let nextSince: String
+    /// True when another page is ready now.
+    public let hasMore: Bool
+
+    public init(changes: [Change], nextSince: String, hasMore: Bool) {
+        self.changes = changes
+        self.nextSince = nextSince
+        self.hasMore = hasMore
+    }
+}
+
 /// `/api/changes` after a cursor as an `AsyncSequence` of pages, oldest first: each page
 /// follows the previous one's `nextSince`, and the sequence ends with the first page that
 /// says nothing more is ready (`hasMore == false`). Persist the last page's `nextSince`

@@ -1,3 +1,17 @@
+/// One page of a listing: its items, and the cursor of the next page (nil exactly when
+/// nothing follows).
+public struct Page<Item: Sendable>: Sendable {
+    public let items: [Item]
+    public let nextCursor: String?
+
+    public init(items: [Item], nextCursor: String?) {
+        self.items = items
+        self.nextCursor = nextCursor
+    }
+}
+
+extension Page: Equatable where Item: Equatable {}
+
 /// A listing as an `AsyncSequence` of its items: iterating fetches the first page, then
 /// each next one by its `next_cursor` as the loop gets there, and ends after the page
 /// whose cursor is nil. Breaking out of the loop fetches nothing more. Each iteration

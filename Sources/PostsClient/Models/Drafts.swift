@@ -1,5 +1,7 @@
 import Foundation
 
+// What the client sends: drafts and edits, only the fields set go on the wire.
+
 /// What `createPost` sends. Title 1…200, summary 1…500, body 1…20,000 characters after
 /// trimming (422 otherwise); the parent must exist (404).
 public struct NewPost: Sendable, Equatable {
@@ -78,5 +80,47 @@ public struct ImageUpload: Sendable, Equatable {
 
     public static func png(_ data: Data, filename: String = "image.png") -> ImageUpload {
         ImageUpload(data: data, filename: filename, contentType: "image/png")
+    }
+}
+
+/// What `updateProfile(_:)` changes: only the fields that are set are sent.
+public struct ProfileUpdate: Sendable, Equatable {
+    /// 3 to 30 of `[a-z0-9_.]`, unique ignoring case (409 when taken).
+    public var username: String?
+    public var fullName: String?
+    public var bio: String?
+    public var avatarURL: Clearable<String>?
+
+    public init(username: String? = nil, fullName: String? = nil, bio: String? = nil,
+                avatarURL: Clearable<String>? = nil) {
+        self.username = username
+        self.fullName = fullName
+        self.bio = bio
+        self.avatarURL = avatarURL
+    }
+
+    var fields: [(String, JSONValue)] {
+        var fields: [(String, JSONValue)] = []
+        if let username { fields.append(("username", .string(username))) }
+        if let fullName { fields.append(("full_name", .string(fullName))) }
+        if let bio { fields.append(("bio", .string(bio))) }
+        if let avatarURL { fields.append(("avatar_url", avatarURL.json)) }
+        return fields
+    }
+}
+
+/// A new value for a field that may also be emptied: on the wire, the value or `null`.
+/// Leaving the field alone is the absence of a `Clearable` (an optional one set to nil).
+public enum Clearable<Value: Sendable & Equatable>: Sendable, Equatable {
+    case set(Value)
+    case clear
+}
+
+extension Clearable where Value == String {
+    var json: JSONValue {
+        switch self {
+        case .set(let text): .string(text)
+        case .clear: .null
+        }
     }
 }
