@@ -8,8 +8,9 @@ import TestSupport
 struct ClientTestServer {
     private(set) var app: Application
 
-    /// Retries and reconnects that keep a test fast: the server's `retry: 2000` is capped.
-    static let fastRetries = RetryPolicy(maxAttempts: 8, initialDelay: .milliseconds(20), maximumDelay: .milliseconds(100))
+    /// Quick retries of transport failures, and the server's 503s with `Retry-After` (the
+    /// pool's answer on a loaded machine) waited for as an app would.
+    static let fastRetries = RetryPolicy(maxAttempts: 4, initialDelay: .milliseconds(20), maximumDelay: .seconds(3))
 
     static func start(configure: (inout Configuration) -> Void = { _ in }) throws -> ClientTestServer {
         ClientTestServer(app: try TestApplication.start(configure: configure))
