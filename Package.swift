@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "posts-server",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v15), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .executable(name: "posts-server", targets: ["posts-server"]),
         // For the apps that use the server: Foundation only, no server code.

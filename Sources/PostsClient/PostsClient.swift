@@ -1,10 +1,95 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
-/// The client of posts-server's HTTP API (see API.md).
+/// The client of posts-server's HTTP API (API.md): one per server and signed-in user,
+/// shared freely between tasks. Every call is `async throws`; an error answer of the
+/// server is thrown as `PostsAPIError`, a network failure as the transport's `URLError`.
+///
+///     let client = PostsClient(baseURL: URL(string: "https://posts.example.com")!)
+///     try await client.sendCode(to: "ash@example.com")
+///     try await client.verifyCode("123456", email: "ash@example.com")
+///     let post = try await client.createPost(NewPost(title: "Hi", summary: "…", body: "…"))
 public final class PostsClient: Sendable {
+    /// Where the server is; a path in it (`https://host/posts`) prefixes every route.
     public let baseURL: URL
+    public let retryPolicy: RetryPolicy
+    let transport: any HTTPTransport
+    private let storedToken: Locked<String?>
 
-    public init(baseURL: URL) {
+    /// - Parameters:
+    ///   - token: a token kept from an earlier `verifyCode`, to resume that session.
+    ///   - transport: `URLSessionTransport()` (a session of its own) unless given.
+    public init(baseURL: URL, token: String? = nil, transport: any HTTPTransport = URLSessionTransport(),
+                retryPolicy: RetryPolicy = .default) {
         self.baseURL = baseURL
+        self.transport = transport
+        self.retryPolicy = retryPolicy
+        storedToken = Locked(token)
+    }
+
+    /// The bearer token sent with every request: set by `verifyCode`, cleared by `logout`.
+    /// Set it yourself to restore a session; nil sends requests anonymously.
+    public var token: String? {
+        get { storedToken.get() }
+        set { storedToken.set(newValue) }
+    }
+
+    /// True while the client holds a token.
+    public var isSignedIn: Bool { token != nil }
+
+    /// Sends a call, retrying by `retryPolicy`, and decodes its success answer.
+    func send<Answer: Decodable>(_ request: APIRequest, as answer: Answer.Type = Answer.self) async throws -> Answer {
+        let data = try await perform(request)
+        // A decoder per call: JSONDecoder is not Sendable on every platform this supports.
+        return try APIDateCoding.makeDecoder().decode(Answer.self, from: data)
+    }
+
+    /// The body of the 2xx answer; anything else thrown after the retries it deserves.
+    func perform(_ request: APIRequest) async throws -> Data {
+        var attempt = 1
+        while true {
+            let failure: RetryPolicy.Failure
+            do {
+                let (data, response) = try await transport.send(request.urlRequest(baseURL: baseURL, token: token))
+                if (200..<300).contains(response.statusCode) { return data }
+                failure = .answer(PostsAPIError(response: response, body: data))
+            } catch let error as CancellationError {
+                throw error
+            } catch {
+                failure = .transport(error)
+            }
+            guard let delay = retryPolicy.delay(after: failure, attempt: attempt, repeatable: request.isRepeatable,
+                                                idempotencyKey: request.idempotencyKey != nil) else {
+                switch failure {
+                case .answer(let error): throw error
+                case .transport(let error): throw error
+                }
+            }
+            try await Task.sleep(for: delay)
+            attempt += 1
+        }
+    }
+}
+
+/// A value shared between tasks, behind a lock. `NSLock` rather than `Mutex`: Mutex needs
+/// iOS 18, and this library supports older systems.
+final class Locked<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    func get() -> Value {
+        lock.lock()
+        defer { lock.unlock() }
+        return value
+    }
+
+    func set(_ newValue: Value) {
+        lock.lock()
+        defer { lock.unlock() }
+        value = newValue
     }
 }

@@ -1,0 +1,157 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The changes of `/api/events` as they commit, an `AsyncSequence` that outlives its
+/// connections: when one drops (the network, a server restart, a stalled reader cut off),
+/// it waits the stream's `retry:` time and reconnects with `Last-Event-ID` = the last
+/// change it delivered, so the server replays what was missed, with no gap and no
+/// duplicate. Failed reconnects back off and are bounded by the client's `RetryPolicy`;
+/// an answer that retrying cannot fix (410 `gone`: the cursor is older than the server
+/// keeps; 400; 401) is thrown at once. Cancelling the iterating task ends it.
+public struct ChangeEvents: AsyncSequence, Sendable {
+    public typealias Element = Change
+
+    let client: PostsClient
+    let filter: ChangeFilter
+    let since: String?
+    let policy: RetryPolicy
+
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(client: client, filter: filter, lastEventID: since, policy: policy)
+    }
+
+    public struct Iterator: AsyncIteratorProtocol {
+        let client: PostsClient
+        let filter: ChangeFilter
+        let policy: RetryPolicy
+        private var connection: StreamingConnection?
+        private var pieces: AsyncThrowingStream<StreamingConnection.Piece, any Error>.AsyncIterator?
+        private var parser: ServerSentEventParser
+        private var pending: [ServerSentEvent] = []
+        /// Attempts in a row that did not get a stream; reset by one that does.
+        private var failedAttempts = 0
+        /// After a drop, the wait before reconnecting: `retry:`, or the policy's until then.
+        private var dropped = false
+        /// The current connection answered 200: its end is a drop, not a failed attempt.
+        private var established = false
+
+        init(client: PostsClient, filter: ChangeFilter, lastEventID: String?, policy: RetryPolicy) {
+            self.client = client
+            self.filter = filter
+            self.policy = policy
+            parser = ServerSentEventParser(lastEventID: lastEventID ?? "")
+        }
+
+        /// The id that a reconnect sends: the last change delivered (or the `since` given).
+        public var lastEventID: String? { parser.lastEventID.isEmpty ? nil : parser.lastEventID }
+
+        public mutating func next() async throws -> Change? {
+            while !Task.isCancelled {
+                if !pending.isEmpty {
+                    let event = pending.removeFirst()
+                    return try APIDateCoding.makeDecoder().decode(Change.self, from: Data(event.data.utf8))
+                }
+                guard var stream = pieces else {
+                    try await connect()
+                    continue
+                }
+                do {
+                    let piece = try await stream.next()
+                    pieces = stream
+                    switch piece {
+                    case .head(let response)?:
+                        try await accept(response)
+                    case .bytes(let data)?:
+                        pending += parser.parse(data).filter { !$0.data.isEmpty }
+                    case nil:
+                        try await lost(URLError(.networkConnectionLost))
+                    }
+                } catch let error as PostsAPIError {
+                    throw error
+                } catch {
+                    try await lost(error)
+                }
+            }
+            disconnect(dropped: false)
+            return nil
+        }
+
+        /// Opens a stream, after the wait a drop or a failure calls for.
+        private mutating func connect() async throws {
+            if failedAttempts > 0 || dropped {
+                try await Task.sleep(for: delay())
+            }
+            dropped = false
+            let request = APIRequest("GET", "/api/events", query: filter.queryItems)
+            var urlRequest = try request.urlRequest(baseURL: client.baseURL, token: client.token,
+                                                    timeout: ChangeEvents.idleTimeout)
+            urlRequest.setValue("text/event-stream", forHTTPHeaderField: "Accept")
+            if let lastEventID { urlRequest.setValue(lastEventID, forHTTPHeaderField: "Last-Event-ID") }
+            let opened = StreamingConnection(urlRequest)
+            connection = opened
+            pieces = opened.pieces.makeAsyncIterator()
+        }
+
+        /// 200 is a stream: the failures are over. Anything else is read whole and thrown,
+        /// unless it is a passing state the policy retries (503 with `Retry-After`).
+        private mutating func accept(_ response: HTTPURLResponse) async throws {
+            if response.statusCode == 200 {
+                failedAttempts = 0
+                established = true
+                return
+            }
+            var body = Data()
+            while case .bytes(let data)? = try await pieces?.next() { body += data }
+            disconnect(dropped: false)
+            let error = PostsAPIError(response: response, body: body)
+            guard error.status == 503 || error.status == 502 || error.status == 504 else { throw error }
+            try await failed(error)
+        }
+
+        /// The connection ended or failed: a drop of a stream that was up (reconnect after
+        /// `retry:`), or one more failed attempt to open one.
+        private mutating func lost(_ error: any Error) async throws {
+            let wasUp = established
+            disconnect(dropped: true)
+            if !wasUp { try await failed(error) }
+        }
+
+        /// Counts a failed attempt; throws once the policy's attempts are spent.
+        private mutating func failed(_ error: any Error) async throws {
+            failedAttempts += 1
+            guard failedAttempts < policy.maxAttempts else { throw error }
+        }
+
+        /// The server's `retry:` (else the policy's first delay), doubled for each failure
+        /// in a row, never beyond the policy's maximum.
+        private func delay() -> Duration {
+            let base = parser.reconnectionTime ?? policy.initialDelay
+            var wait = base
+            for _ in 0..<Swift.max(failedAttempts - 1, 0) where wait < policy.maximumDelay { wait *= 2 }
+            return Swift.min(wait, policy.maximumDelay)
+        }
+
+        private mutating func disconnect(dropped: Bool) {
+            connection?.close()
+            connection = nil
+            pieces = nil
+            established = false
+            self.dropped = dropped
+        }
+    }
+
+    /// Longer than the server's 15 s between keep-alive comments: a quiet stream is alive.
+    static let idleTimeout: TimeInterval = 45
+}
+
+extension PostsClient {
+    /// The changes that `filter` selects, live, as they commit on any server instance.
+    /// Without `since` it starts now (every change committed after the stream opens); with
+    /// a `since` (a `Change.seq` or a `nextSince`) it first replays what came after it.
+    /// - Parameter reconnect: bounds and paces reconnecting; the client's policy if nil.
+    public func events(filter: ChangeFilter = .all, since: String? = nil, reconnect: RetryPolicy? = nil) -> ChangeEvents {
+        ChangeEvents(client: self, filter: filter, since: since, policy: reconnect ?? retryPolicy)
+    }
+}

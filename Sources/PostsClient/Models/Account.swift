@@ -1,0 +1,57 @@
+import Foundation
+
+/// The answer to `verifyCode`: who signed in, and the token (kept by the client too).
+public struct SignIn: Codable, Sendable, Equatable {
+    public let userID: Int
+    public let email: String
+    public let isNewUser: Bool
+    /// Returned once by the server: store it (the Keychain) to restore a session with
+    /// `PostsClient(baseURL:token:)`.
+    public let token: String
+
+    enum CodingKeys: String, CodingKey {
+        case userID = "user_id"
+        case email
+        case isNewUser = "is_new_user"
+        case token
+    }
+}
+
+/// `GET /api/me`: the signed-in account and its profile.
+public struct Me: Codable, Sendable, Equatable {
+    public struct User: Codable, Sendable, Equatable {
+        public let id: Int
+        public let email: String
+    }
+
+    public let user: User
+    public let profile: Profile
+}
+
+/// A message of the development mailbox (`GET /api/dev/mailbox`, trust mode only).
+public struct MailboxMessage: Codable, Sendable, Equatable {
+    public let to: String
+    public let subject: String
+    public let body: String
+    public let createdAt: Date
+
+    enum CodingKeys: String, CodingKey {
+        case to, subject, body
+        case createdAt = "created_at"
+    }
+
+    /// The six-digit sign-in code the message carries, if any.
+    public var loginCode: String? {
+        var digits = ""
+        for character in body + " " {
+            if character.isASCII && character.isNumber {
+                digits.append(character)
+            } else if digits.count == 6 {
+                return digits
+            } else {
+                digits = ""
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,52 @@
+/// The success answers' shapes, as decoded before the client hands out what they carry.
+/// Internal: the public API returns the models, pages and sequences.
+struct PostEnvelope: Decodable { let post: Post }
+
+struct PostsPageEnvelope: Decodable {
+    let posts: [Post]
+    let nextCursor: String?
+    enum CodingKeys: String, CodingKey { case posts, nextCursor = "next_cursor" }
+}
+
+struct ChildrenEnvelope: Decodable {
+    let postID: Int
+    let children: [Post]
+    let count: Int
+    let nextCursor: String?
+    enum CodingKeys: String, CodingKey { case postID = "post_id", children, count, nextCursor = "next_cursor" }
+}
+
+struct AncestorsEnvelope: Decodable {
+    let ancestors: [Post]
+}
+
+struct ProfileEnvelope: Decodable { let profile: Profile }
+
+struct LikersEnvelope: Decodable {
+    let likeCount: Int
+    let profiles: [Profile]
+    let nextCursor: String?
+    enum CodingKeys: String, CodingKey { case likeCount = "like_count", profiles, nextCursor = "next_cursor" }
+}
+
+struct CommentEnvelope: Decodable { let comment: Comment }
+
+struct CommentsEnvelope: Decodable {
+    let comments: [Comment]
+    /// The post's comment count, not this page's.
+    let count: Int
+    let nextCursor: String?
+    enum CodingKeys: String, CodingKey { case comments, count, nextCursor = "next_cursor" }
+}
+
+struct ChangesEnvelope: Decodable {
+    let changes: [Change]
+    let nextSince: String
+    let hasMore: Bool
+    enum CodingKeys: String, CodingKey { case changes, nextSince = "next_since", hasMore = "has_more" }
+}
+
+struct MailboxEnvelope: Decodable { let messages: [MailboxMessage] }
+
+/// An answer whose only news is that it succeeded (`{"status":"success"}`).
+struct SuccessEnvelope: Decodable { let status: String }

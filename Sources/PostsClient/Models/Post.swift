@@ -1,0 +1,66 @@
+import Foundation
+
+/// A post as the API sends it (API.md "Objects"; the firefly client's fields and the
+/// counters). `imageURL` is a path on the server: resolve it with `PostsClient.imageURL(_:)`.
+public struct Post: Codable, Sendable, Equatable, Hashable, Identifiable {
+    public let id: Int
+    public let userID: Int
+    /// Nil for a root post.
+    public let parentID: Int?
+    public let title: String
+    public let summary: String
+    public let body: String
+    /// `/uploads/<name>`, or nil when the post has no image.
+    public let imageURL: String?
+    public let createdAt: Date
+    /// An IANA name such as `Europe/Paris`.
+    public let timezone: String
+    public let locationTag: String?
+    public let aiGenerated: Bool
+    /// The author's profile username.
+    public let authorName: String?
+    public let childCount: Int
+    public let likeCount: Int
+    public let commentCount: Int
+    /// Present only on answers to a signed-in request (never in changes).
+    public let likedByMe: Bool?
+
+    enum CodingKeys: String, CodingKey {
+        case id
+        case userID = "user_id"
+        case parentID = "parent_id"
+        case title, summary, body
+        case imageURL = "image_url"
+        case createdAt = "created_at"
+        case timezone
+        case locationTag = "location_tag"
+        case aiGenerated = "ai_generated"
+        case authorName = "author_name"
+        case childCount = "child_count"
+        case likeCount = "like_count"
+        case commentCount = "comment_count"
+        case likedByMe = "liked_by_me"
+    }
+
+    public init(id: Int, userID: Int, parentID: Int?, title: String, summary: String, body: String,
+                imageURL: String?, createdAt: Date, timezone: String, locationTag: String?,
+                aiGenerated: Bool, authorName: String?, childCount: Int, likeCount: Int,
+                commentCount: Int, likedByMe: Bool?) {
+        self.id = id
+        self.userID = userID
+        self.parentID = parentID
+        self.title = title
+        self.summary = summary
+        self.body = body
+        self.imageURL = imageURL
+        self.createdAt = createdAt
+        self.timezone = timezone
+        self.locationTag = locationTag
+        self.aiGenerated = aiGenerated
+        self.authorName = authorName
+        self.childCount = childCount
+        self.likeCount = likeCount
+        self.commentCount = commentCount
+        self.likedByMe = likedByMe
+    }
+}
