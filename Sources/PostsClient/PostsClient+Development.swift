@@ -21,4 +21,15 @@ extension PostsClient {
     public func developmentReset() async throws {
         _ = try await send(APIRequest("POST", "/api/dev/reset"), as: SuccessEnvelope.self)
     }
+
+    /// Adds demo users and a tree of posts with likes and comments (users 0...1000,
+    /// posts 0...10000; the server's defaults when nil). With no users asked for, the
+    /// posts are written by people already there.
+    @discardableResult
+    public func developmentSeed(users: Int? = nil, posts: Int? = nil) async throws -> SeedCounts {
+        var fields: [(String, JSONValue)] = []
+        if let users { fields.append(("users", .int(users))) }
+        if let posts { fields.append(("posts", .int(posts))) }
+        return try await send(.json("POST", "/api/dev/seed", fields), as: SeedCounts.self)
+    }
 }

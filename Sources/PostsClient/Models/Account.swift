@@ -55,3 +55,11 @@ public struct MailboxMessage: Codable, Sendable, Equatable {
         return nil
     }
 }
+
+/// What `POST /api/dev/seed` created.
+public struct SeedCounts: Codable, Sendable, Equatable {
+    public let users: Int
+    public let posts: Int
+    public let likes: Int
+    public let comments: Int
+}
