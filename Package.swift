@@ -26,7 +26,7 @@ let package = Package(
         .target(name: "CLinux"),
         // The lock both layers use where many threads meet.
         .target(name: "Locking"),
-        // HTTP/1.1 on sockets and epoll; knows nothing of PostgreSQL.
+        // HTTP/1.1 on sockets and epoll or Dispatch sources; knows nothing of PostgreSQL.
         .target(
             name: "HTTP",
             dependencies: ["CLinux", "Locking", .product(name: "Logging", package: "swift-log")]
