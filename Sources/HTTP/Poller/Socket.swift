@@ -179,6 +179,11 @@ enum Socket {
         var limit = rlimit()
         guard getrlimit(clinux_rlimit_nofile(), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
         limit.rlim_cur = limit.rlim_max
-        _ = setrlimit(clinux_rlimit_nofile(), &limit)
+        if setrlimit(clinux_rlimit_nofile(), &limit) != 0 {
+            // macOS reports an unlimited hard limit yet refuses a soft one above OPEN_MAX
+            // (10240); its default soft limit of 256 would be a small server.
+            limit.rlim_cur = min(limit.rlim_max, 10_240)
+            _ = setrlimit(clinux_rlimit_nofile(), &limit)
+        }
     }
 }
