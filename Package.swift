@@ -17,14 +17,16 @@ let package = Package(
         .systemLibrary(
             name: "CLibPQ",
             pkgConfig: "libpq",
-            providers: [.apt(["libpq-dev"])]
+            // Homebrew's libpq (or postgresql@16) is keg-only: scripts/system-packages.sh
+            // puts its pkgconfig folder on PKG_CONFIG_PATH.
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
         ),
-        // The few Linux calls (epoll, accept4, pipe2, closefrom for posix_spawn) that
-        // Glibc's Swift module map leaves out.
+        // The system calls that differ between Linux and Darwin (epoll and eventfd, accept4,
+        // pipe2, sendfile, closefrom for posix_spawn), each behind one name for both.
         .target(name: "CLinux"),
         // The lock both layers use where many threads meet.
         .target(name: "Locking"),
-        // HTTP/1.1 on sockets and epoll; knows nothing of PostgreSQL.
+        // HTTP/1.1 on sockets and epoll or Dispatch sources; knows nothing of PostgreSQL.
         .target(
             name: "HTTP",
             dependencies: ["CLinux", "Locking", .product(name: "Logging", package: "swift-log")]

@@ -1,17 +1,43 @@
-# Sourced by scripts/dev and scripts/test: installs the Debian packages the build and the
-# embedded PostgreSQL need, when they are missing. Non-interactive, so CI can run it.
-missing=()
-command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
-pkg-config --exists libpq 2>/dev/null || missing+=(libpq-dev)
-compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
-if [ ${#missing[@]} -gt 0 ]; then
-    echo "installing missing system packages: ${missing[*]}" >&2
-    sudo=""
-    if [ "$(id -u)" != 0 ]; then
-        command -v sudo >/dev/null 2>&1 || { echo "need root (or sudo) to apt-get install ${missing[*]}" >&2; exit 1; }
-        sudo="sudo"
+# Sourced by scripts/dev and scripts/test: installs what the build and the embedded
+# PostgreSQL need when it is missing (non-interactive, so CI can run it), and makes it
+# findable. Linux: the Debian packages. macOS: Homebrew's postgresql@16, which is keg-only
+# (not on PATH, libpq.pc not where pkg-config looks), so its folders are exported here.
+if [ "$(uname -s)" = Darwin ]; then
+    command -v brew >/dev/null 2>&1 || {
+        echo "need Homebrew (https://brew.sh) to install postgresql@16 and pkg-config" >&2
+        exit 1
+    }
+    postgres_prefix="$(brew --prefix postgresql@16)"
+    if [ ! -x "$postgres_prefix/bin/initdb" ]; then
+        echo "installing postgresql@16 with Homebrew" >&2
+        brew install postgresql@16
     fi
-    export DEBIAN_FRONTEND=noninteractive
-    $sudo apt-get update -qq
-    $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    command -v pkg-config >/dev/null 2>&1 || brew install pkgconf
+    for folder in "$postgres_prefix/lib/pkgconfig" "$postgres_prefix/lib/postgresql/pkgconfig"; do
+        if [ -f "$folder/libpq.pc" ]; then
+            export PKG_CONFIG_PATH="$folder${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+        fi
+    done
+    # initdb and pg_ctl for the local cluster (LocalCluster looks here too, for `swift run`).
+    export PATH="$postgres_prefix/bin:$PATH"
+    pkg-config --exists libpq || {
+        echo "pkg-config cannot find libpq under $postgres_prefix; try: brew reinstall postgresql@16" >&2
+        exit 1
+    }
+else
+    missing=()
+    command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+    pkg-config --exists libpq 2>/dev/null || missing+=(libpq-dev)
+    compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
+    if [ ${#missing[@]} -gt 0 ]; then
+        echo "installing missing system packages: ${missing[*]}" >&2
+        sudo=""
+        if [ "$(id -u)" != 0 ]; then
+            command -v sudo >/dev/null 2>&1 || { echo "need root (or sudo) to apt-get install ${missing[*]}" >&2; exit 1; }
+            sudo="sudo"
+        fi
+        export DEBIAN_FRONTEND=noninteractive
+        $sudo apt-get update -qq
+        $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    fi
 fi

@@ -1,5 +1,7 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// A lock that parks a waiting thread at once (a plain pthread mutex). Used instead of

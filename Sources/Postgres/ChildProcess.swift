@@ -2,6 +2,8 @@ import CLinux
 import Foundation
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Runs a program to completion with `posix_spawn` and `waitpid`. Foundation's `Process`
@@ -36,7 +38,7 @@ enum ChildProcess {
             throw LocalCluster.Failure(description: "cannot prepare to start \(executable)")
         }
         defer { posix_spawnattr_destroy(&attributes) }
-        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, clinux_environment())
         guard spawned == 0 else {
             throw LocalCluster.Failure(description: "cannot start \(executable): \(String(cString: strerror(spawned)))")
         }

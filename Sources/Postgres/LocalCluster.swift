@@ -1,12 +1,15 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// A private PostgreSQL cluster in a directory of its own, driven by the installed server
 /// binaries (initdb, pg_ctl): the embedded default of `posts-server dev` and the throwaway
 /// database of the tests. It listens on a Unix socket only. initdb refuses to run as root,
-/// so as root the cluster belongs to the `postgres` system user.
+/// so as root (on Linux: CI, containers) the cluster belongs to the `postgres` system user;
+/// on macOS it always runs as whoever runs us.
 public struct LocalCluster: Sendable {
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
@@ -59,8 +62,8 @@ public struct LocalCluster: Sendable {
         }
         try handToOwner(directory.path)
         if !isInitialized {
-            try run("initdb", ["-D", dataDirectory.path, "-U", "postgres", "-A", "trust", "-E", "UTF8",
-                               "--locale=C.UTF-8", "--no-sync"], what: "initdb")
+            try run("initdb", ["-D", dataDirectory.path, "-U", "postgres", "-A", "trust", "-E", "UTF8"]
+                        + Self.localeOptions + ["--no-sync"], what: "initdb")
         }
         if isRunning { return }
         var options = ["-k \(socketDirectory)", "-p \(port)", "-c listen_addresses=''"]
@@ -82,20 +85,38 @@ public struct LocalCluster: Sendable {
     /// Whether the user the cluster would run as can reach `directory` (enter it and every
     /// folder above it); always true when we are not root, since the cluster then runs as us.
     public static func postgresUserCanReach(_ directory: URL) -> Bool {
-        guard isRoot else { return true }
+        guard handsClusterToPostgresUser else { return true }
         let outcome = try? ChildProcess.run("/usr/sbin/runuser", ["-u", "postgres", "--", "test", "-x", directory.path])
         return outcome?.status == 0
     }
 
+    /// Code-point order and Unicode case rules. macOS has no C.UTF-8 locale: there the
+    /// character rules come from en_US.UTF-8 (always installed) and the order from C, which
+    /// for UTF-8 is the same code-point order.
+    #if os(Linux)
+    private static let localeOptions = ["--locale=C.UTF-8"]
+    #else
+    private static let localeOptions = ["--locale=en_US.UTF-8", "--lc-collate=C"]
+    #endif
+
     // MARK: Processes
 
-    private static var isRoot: Bool { geteuid() == 0 }
+    /// Root on Linux hands the cluster to the `postgres` user (runuser). macOS has no
+    /// runuser, and its developers are not root: there initdb's own refusal of root is the
+    /// answer.
+    private static var handsClusterToPostgresUser: Bool {
+        #if os(Linux)
+        geteuid() == 0
+        #else
+        false
+        #endif
+    }
 
     /// Runs a server binary, as the `postgres` user when we are root; throws with its output.
     @discardableResult
     private func run(_ tool: String, _ arguments: [String], what: String) throws -> String {
         let binary = "\(binDirectory)/\(tool)"
-        let outcome = Self.isRoot
+        let outcome = Self.handsClusterToPostgresUser
             ? try ChildProcess.run("/usr/sbin/runuser", ["-u", "postgres", "--", binary] + arguments)
             : try ChildProcess.run(binary, arguments)
         guard outcome.status == 0 else {
@@ -105,7 +126,7 @@ public struct LocalCluster: Sendable {
     }
 
     private func handToOwner(_ path: String) throws {
-        guard Self.isRoot else { return }
+        guard Self.handsClusterToPostgresUser else { return }
         guard let user = getpwnam("postgres") else {
             throw Failure(description: "running as root needs the `postgres` system user (apt-get install postgresql)")
         }
@@ -114,20 +135,31 @@ public struct LocalCluster: Sendable {
         }
     }
 
-    /// `pg_config --bindir` when it holds initdb, else the newest /usr/lib/postgresql/*/bin.
-    static func findBinDirectory() throws -> String {
+    /// The first folder holding initdb of: `pg_config --bindir`; the newest
+    /// /usr/lib/postgresql/*/bin (Debian keeps the server binaries off PATH); Homebrew's
+    /// keg-only postgresql@16 (Apple silicon, then Intel); PATH.
+    static func findBinDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String {
         let fileManager = FileManager.default
-        if let fromConfig = try? Self.capture("/usr/bin/pg_config", ["--bindir"]),
-           fileManager.isExecutableFile(atPath: "\(fromConfig)/initdb") {
-            return fromConfig
+        let path = (environment["PATH"] ?? "").split(separator: ":").map(String.init)
+        var candidates: [String] = []
+        for pgConfig in ["/usr/bin/pg_config"] + path.map({ "\($0)/pg_config" })
+        where fileManager.isExecutableFile(atPath: pgConfig) {
+            if let fromConfig = try? Self.capture(pgConfig, ["--bindir"]) { candidates.append(fromConfig) }
+            break
         }
-        let root = "/usr/lib/postgresql"
-        let versions = ((try? fileManager.contentsOfDirectory(atPath: root)) ?? [])
-            .compactMap(Int.init).sorted(by: >)
-        for version in versions where fileManager.isExecutableFile(atPath: "\(root)/\(version)/bin/initdb") {
-            return "\(root)/\(version)/bin"
+        let debianRoot = "/usr/lib/postgresql"
+        let versions = ((try? fileManager.contentsOfDirectory(atPath: debianRoot)) ?? []).compactMap(Int.init).sorted(by: >)
+        candidates += versions.map { "\(debianRoot)/\($0)/bin" }
+        candidates += ["/opt/homebrew/opt/postgresql@16/bin", "/usr/local/opt/postgresql@16/bin"]
+        candidates += path
+        guard let found = candidates.first(where: { fileManager.isExecutableFile(atPath: "\($0)/initdb") }) else {
+            #if os(Linux)
+            throw Failure(description: "no PostgreSQL server binaries found (apt-get install postgresql)")
+            #else
+            throw Failure(description: "no PostgreSQL server binaries found (brew install postgresql@16)")
+            #endif
         }
-        throw Failure(description: "no PostgreSQL server binaries found (apt-get install postgresql)")
+        return found
     }
 
     private static func capture(_ executable: String, _ arguments: [String]) throws -> String {

@@ -1,6 +1,8 @@
 import CLibPQ
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// LISTEN/NOTIFY: a connection that listens waits on its socket for notifications, the way

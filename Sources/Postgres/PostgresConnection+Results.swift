@@ -1,6 +1,8 @@
 import CLibPQ
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Reading what the server sends back, every wait bounded by `queryTimeout`.

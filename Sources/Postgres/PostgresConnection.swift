@@ -1,6 +1,8 @@
 import CLibPQ
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// One libpq connection, used by one thread at a time: deliberately not `Sendable`, so the

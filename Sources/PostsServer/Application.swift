@@ -63,6 +63,7 @@ public final class Application: Sendable {
         http.workerThreads = configuration.databasePoolSize
         http.maxConnections = configuration.maxConnections
         http.maxBodyMemory = configuration.maxBodyMemory
+        http.poller = configuration.eventLoop
         adjustServer(&http)
         server = try Server(configuration: http, router: router, logger: logger, accessLog: requests)
         madeServer.withLock { [server] in $0 = server }

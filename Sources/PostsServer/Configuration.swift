@@ -1,4 +1,5 @@
 import Foundation
+import HTTP
 
 /// The operator's settings (API.md "Running"): environment variables, each overridable by
 /// a command-line flag of the same name in kebab case.
@@ -25,6 +26,8 @@ public struct Configuration: Sendable {
     public var logsLoginCodes = false
     /// Bytes of request bodies held in memory at once, all connections together.
     public var maxBodyMemory = 64 * 1024 * 1024
+    /// The event loops' poller: epoll (Linux's default) or dispatch (macOS's only one).
+    public var eventLoop = PollerKind.platformDefault
 
     public init() {}
 
@@ -97,7 +100,19 @@ public struct Configuration: Sendable {
             }
             configuration.changesRetention = retention
         }
+        if let name = value("EVENT_LOOP") {
+            guard let kind = PollerKind.named(name) else { throw Invalid.unknownEventLoop(name) }
+            configuration.eventLoop = kind
+        }
         return configuration
+    }
+}
+
+extension Configuration.Invalid {
+    static func unknownEventLoop(_ name: String) -> Self {
+        let accepted = PollerKind.available.map(\.rawValue).joined(separator: " or ")
+        let why = PollerKind(rawValue: name) == nil ? "" : " (\(name) is not available on this platform)"
+        return Self(description: "EVENT_LOOP must be \(accepted), not \"\(name)\"\(why)")
     }
 }
 

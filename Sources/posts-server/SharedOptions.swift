@@ -26,6 +26,8 @@ struct SharedOptions: ParsableArguments {
     var maxConnections: Int?
     @Option(help: "Memory for request bodies being received, e.g. 64MiB; past it reading waits (env MAX_BODY_MEMORY).")
     var maxBodyMemory: String?
+    @Option(help: "What the event loops wait on: epoll (Linux only, its default) or dispatch (env EVENT_LOOP).")
+    var eventLoop: String?
 
     func resolve() throws -> Configuration {
         var environment = ProcessInfo.processInfo.environment
@@ -43,6 +45,7 @@ struct SharedOptions: ParsableArguments {
         override("MAX_CONNECTIONS", maxConnections.map(String.init))
         override("CHANGES_RETENTION", changesRetention)
         override("MAX_BODY_MEMORY", maxBodyMemory)
+        override("EVENT_LOOP", eventLoop)
         do {
             return try Configuration.fromEnvironment(environment)
         } catch let error as Configuration.Invalid {

@@ -1,6 +1,8 @@
 import CLinux
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// The pipe the signal handler reports to. Set once, before the handler is installed, and
@@ -51,7 +53,11 @@ enum TerminationSignals {
         pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
         for signalNumber in handled {
             var action = sigaction()
+            #if canImport(Glibc)
             action.__sigaction_handler.sa_handler = reportSignal
+            #else
+            action.__sigaction_u.__sa_handler = reportSignal
+            #endif
             sigemptyset(&action.sa_mask)
             action.sa_flags = SA_RESTART
             guard sigaction(signalNumber, &action, nil) == 0 else {

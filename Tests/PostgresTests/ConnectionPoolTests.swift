@@ -1,7 +1,10 @@
+import CLinux
 import Dispatch
 import Synchronization
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import Foundation
 import Postgres
@@ -68,7 +71,7 @@ private final class SilentListener {
     let port: Int
 
     init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = clinux_socket_blocking(AF_INET)
         self.fd = fd
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

@@ -4,12 +4,16 @@ import Testing
 import TestSupport
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 @Suite struct LocalClusterTests {
     /// The postmaster outlives the pg_ctl that started it. Whatever descriptors it inherited
     /// from us stay open as long as it runs: a pipe someone reads to its end would never end.
-    @Test func postmaster_inheritsNoneOfOurDescriptors() throws {
+    /// Linux only: it reads the postmaster's descriptors from /proc (Darwin has no /proc).
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/fd")))
+    func postmaster_inheritsNoneOfOurDescriptors() throws {
         var fds: [Int32] = [-1, -1]
         try #require(pipe(&fds) == 0)  // deliberately not close-on-exec
         defer { fds.forEach { close($0) } }

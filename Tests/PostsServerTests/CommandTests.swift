@@ -1,4 +1,5 @@
 import Foundation
+import HTTP
 import Testing
 import TestSupport
 
@@ -109,6 +110,13 @@ import TestSupport
         #expect(process.lines.contains { $0.contains("PORT") })
     }
 
+    @Test func unknownEventLoop_failsNamingTheAcceptedOnes() throws {
+        let process = try ServerProcess(["serve"], environment: ["DATABASE_URL": "postgres://x@y/z", "EVENT_LOOP": "kqueue"])
+        #expect(try #require(process.waitForExit()) != 0)
+        let accepted = PollerKind.available.map(\.rawValue).joined(separator: " or ")
+        #expect(process.lines.contains { $0.contains("EVENT_LOOP must be \(accepted), not \"kqueue\"") })
+    }
+
     @Test func trustMode_refusesNonLoopbackHost() throws {
         let conninfo = try TestDatabase.makeDatabase()
         let process = try ServerProcess(["serve", "--no-migrate"], environment: [
@@ -152,8 +160,10 @@ import TestSupport
 
 @Suite struct DescriptorExhaustionTests {
     /// Out of file descriptors, accept fails with EMFILE: the server must pause accepting
-    /// (not spin, not crash) and serve again once connections are freed.
-    @Test func outOfDescriptors_pausesAcceptingAndRecovers() throws {
+    /// (not spin, not crash) and serve again once connections are freed. Needs util-linux's
+    /// prlimit (Linux) to start the server under a low limit.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit")))
+    func outOfDescriptors_pausesAcceptingAndRecovers() throws {
         let conninfo = try TestDatabase.makeDatabase()
         let process = try ServerProcess(
             ["serve", "--no-migrate"],

@@ -1,3 +1,4 @@
+import HTTP
 import Testing
 @testable import PostsServer
 
@@ -14,6 +15,7 @@ import Testing
         #expect(configuration.databasePoolSize >= 2)
         #expect(configuration.maxConnections == 10_000)
         #expect(configuration.maxBodyMemory == 64 * 1024 * 1024)
+        #expect(configuration.eventLoop == PollerKind.platformDefault)
     }
 
     @Test func environment_overridesDefaults() throws {
@@ -54,6 +56,30 @@ import Testing
             #expect("\(error)".contains(name))
         }
     }
+
+    @Test func eventLoop_takesThePlatformsPollersAndNamesThemWhenWrong() throws {
+        for kind in PollerKind.available {
+            #expect(try Configuration.fromEnvironment(["EVENT_LOOP": kind.rawValue]).eventLoop == kind)
+        }
+        for bad in ["kqueue", "EPOLL", "io_uring"] {
+            let error = #expect(throws: Configuration.Invalid.self) {
+                try Configuration.fromEnvironment(["EVENT_LOOP": bad])
+            }
+            #expect(error?.description == "EVENT_LOOP must be \(Self.acceptedEventLoops), not \"\(bad)\"")
+        }
+        #if !os(Linux)
+        let error = #expect(throws: Configuration.Invalid.self) {
+            try Configuration.fromEnvironment(["EVENT_LOOP": "epoll"])
+        }
+        #expect(error?.description == "EVENT_LOOP must be dispatch, not \"epoll\" (epoll is not available on this platform)")
+        #endif
+    }
+
+    #if os(Linux)
+    private static let acceptedEventLoops = "epoll or dispatch"
+    #else
+    private static let acceptedEventLoops = "dispatch"
+    #endif
 
     @Test func trustMode_onlyOnLoopbackUnlessAllowed() throws {
         for host in ["127.0.0.1", "localhost", "::1", "[::1]"] {

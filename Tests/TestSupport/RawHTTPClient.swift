@@ -1,6 +1,9 @@
+import CLinux
 import Foundation
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// A blocking loopback client that sends exact bytes and reads responses one by one, so
@@ -43,10 +46,10 @@ public final class RawHTTPClient: @unchecked Sendable {
     /// time — by then perhaps another thread's socket.
     private static func connectedSocket(port: Int, host: String, timeout: Duration) throws -> Int32 {
         let isIPv6 = host.contains(":")
-        let fd = socket(isIPv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = clinux_socket_blocking(isIPv6 ? AF_INET6 : AF_INET)
         guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
         var timeval = timeval(tv_sec: Int(timeout.components.seconds),
-                              tv_usec: Int(timeout.components.attoseconds / 1_000_000_000_000))
+                              tv_usec: suseconds_t(timeout.components.attoseconds / 1_000_000_000_000))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeval, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeval, socklen_t(MemoryLayout<timeval>.size))
         let result: Int32
@@ -73,27 +76,27 @@ public final class RawHTTPClient: @unchecked Sendable {
         }
         guard result == 0 else {
             let code = errno
-            Glibc.close(fd)
+            close(fd)
             throw Failure(description: "connect to \(host):\(port): errno \(code)")
         }
         return fd
     }
 
-    deinit { Glibc.close(fd) }
+    deinit { close(fd) }
 
     public func send(_ text: String) throws { try send(Array(text.utf8)) }
 
     public func send(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
-            let count = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let count = bytes[offset...].withUnsafeBytes { sendWithoutSignal(fd, $0) }
             guard count > 0 else { throw Failure(description: "send: errno \(errno)") }
             offset += count
         }
     }
 
     /// Half-closes: the server sees end of input but can still answer.
-    public func shutdownWrite() { Glibc.shutdown(fd, Int32(SHUT_WR)) }
+    public func shutdownWrite() { shutdown(fd, Int32(SHUT_WR)) }
 
     /// Reads until the connection is closed by the server; true if it closed (not timed out).
     public func waitForClose() -> Bool {
@@ -197,4 +200,9 @@ public final class RawHTTPClient: @unchecked Sendable {
         if count < 0 { throw Failure(description: "recv: errno \(errno)") }
         buffer.append(contentsOf: chunk[..<count])
     }
+}
+
+/// At file scope, where `send` is the C library's and not the client's own method.
+private func sendWithoutSignal(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int {
+    send(fd, bytes.baseAddress, bytes.count, clinux_send_flags())
 }

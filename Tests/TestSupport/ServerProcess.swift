@@ -2,6 +2,8 @@ import CLinux
 import Foundation
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// The built `posts-server` executable run as a child process, its output read line by line.
@@ -60,9 +62,9 @@ public final class ServerProcess: @unchecked Sendable {
         }
         var child: pid_t = 0
         let status = posix_spawn(&child, command[0], &actions, &attributes, argv, envp)
-        Glibc.close(pipe[1])
+        close(pipe[1])
         guard status == 0 else {
-            Glibc.close(pipe[0])
+            close(pipe[0])
             throw RawHTTPClient.Failure(description: "cannot start \(Self.executable): \(status)")
         }
         pid = child
@@ -74,7 +76,7 @@ public final class ServerProcess: @unchecked Sendable {
             kill(pid, SIGKILL)
             _ = reap()
         }
-        Glibc.close(output)
+        close(output)
     }
 
     private var hasExited = false

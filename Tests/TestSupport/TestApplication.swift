@@ -15,6 +15,7 @@ public enum TestApplication {
         configuration.databasePoolSize = 4
         configuration.authMode = .trust
         configuration.uploadDirectory = NSTemporaryDirectory() + "posts-server-uploads-\(UUID().uuidString)"
+        configuration.eventLoop = try TestEventLoop.fromEnvironment()
         configure(&configuration)
         var logger = Logger(label: "test-app")
         logger.logLevel = .critical

@@ -11,6 +11,7 @@ public enum TestHTTPServer {
         var configuration = ServerConfiguration(host: host, port: 0)
         configuration.headerTimeout = .seconds(5)
         configuration.idleTimeout = .seconds(10)
+        configuration.poller = try TestEventLoop.fromEnvironment()
         configure(&configuration)
         var router = Router()
         routes(&router)

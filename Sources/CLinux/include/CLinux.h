@@ -1,28 +1,61 @@
 #ifndef CLINUX_H
 #define CLINUX_H
-// epoll, eventfd, accept4, pipe2 and posix_spawn's closefrom are Linux- or GNU-specific and outside
-// Glibc's Swift module map. The GNU-only calls are wrapped in CLinux.c so this header stays
-// free of _GNU_SOURCE, whose different struct definitions would clash with the system
-// modules Swift already has.
+// The system calls Swift cannot make the same way on Linux and Darwin: Linux- or GNU-only
+// calls (epoll, eventfd, accept4, pipe2, posix_spawn's closefrom) and their Darwin
+// equivalents behind one name each, plus the constants whose Swift import differs (Glibc's
+// module makes some of them enums, Darwin's plain ints). The GNU-only calls are wrapped in
+// CLinux.c so this header stays free of _GNU_SOURCE, whose different struct definitions
+// would clash with the system modules Swift already has.
 #include <spawn.h>
+#include <stddef.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#ifdef __linux__
 #include <sys/epoll.h>
+#endif
 
 struct sockaddr;
 
-/// accept4 with SOCK_NONBLOCK | SOCK_CLOEXEC: one call instead of accept + two fcntl.
+/// SOCK_STREAM and RLIMIT_NOFILE as plain ints on every platform.
+static inline int clinux_sock_stream(void) { return SOCK_STREAM; }
+static inline int clinux_rlimit_nofile(void) { return RLIMIT_NOFILE; }
+
+/// The flags for send(2) that keep a vanished peer from raising SIGPIPE: MSG_NOSIGNAL on
+/// Linux; none on Darwin, where the sockets made here carry SO_NOSIGPIPE instead.
+static inline int clinux_send_flags(void) {
+#ifdef MSG_NOSIGNAL
+    return MSG_NOSIGNAL;
+#else
+    return 0;
+#endif
+}
+
+/// A stream socket, non-blocking and close-on-exec (and SO_NOSIGPIPE on Darwin).
+int clinux_socket_nonblocking(int family);
+
+/// A blocking stream socket, close-on-exec (and SO_NOSIGPIPE on Darwin): for clients.
+int clinux_socket_blocking(int family);
+
+/// accept, the new socket non-blocking and close-on-exec (accept4 on Linux: one call
+/// instead of accept and two fcntl; SO_NOSIGPIPE on Darwin).
 int clinux_accept_nonblocking(int fd, struct sockaddr *address, unsigned int *length);
 
-/// pipe2 with O_NONBLOCK | O_CLOEXEC.
+/// pipe with O_NONBLOCK | O_CLOEXEC on both ends.
 int clinux_pipe_nonblocking(int fds[2]);
 
-/// eventfd with EFD_NONBLOCK | EFD_CLOEXEC: the event loop's wake-up counter.
-int clinux_eventfd_nonblocking(void);
-
-/// pipe2 with O_CLOEXEC only: blocking ends that no child process inherits.
+/// pipe with O_CLOEXEC only: blocking ends that no child process inherits.
 int clinux_pipe_cloexec(int fds[2]);
 
+/// Sends up to `count` bytes of `file` from `*offset` to `socket` in the kernel, advancing
+/// `*offset` by what went out. Returns that count; 0 at the end of the file; -1 with errno
+/// (EAGAIN when the socket is full and nothing went).
+ssize_t clinux_sendfile(int socket, int file, long long *offset, size_t count);
+
 /// Makes the spawned child close every descriptor from `lowest` up, whether or not it is
-/// marked close-on-exec (posix_spawn_file_actions_addclosefrom_np, glibc 2.34).
+/// marked close-on-exec (posix_spawn_file_actions_addclosefrom_np, glibc 2.34; on Darwin
+/// the descriptors below `lowest` are kept by name and POSIX_SPAWN_CLOEXEC_DEFAULT, set
+/// by clinux_spawnattr_init_clean_signals, closes the rest).
 int clinux_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest);
 
 /// posix_spawnattr_init, plus a clean signal state for the child: nothing blocked and
@@ -30,4 +63,12 @@ int clinux_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest);
 /// spawning thread, and Dispatch's threads block nearly every signal, so a server started
 /// from one would never see its SIGTERM. Destroy with posix_spawnattr_destroy.
 int clinux_spawnattr_init_clean_signals(posix_spawnattr_t *attributes);
+
+/// The environment of this process, for posix_spawn (Darwin has no `environ` for libraries).
+char *const *clinux_environment(void);
+
+#ifdef __linux__
+/// eventfd with EFD_NONBLOCK | EFD_CLOEXEC: the epoll loop's wake-up counter.
+int clinux_eventfd_nonblocking(void);
+#endif
 #endif

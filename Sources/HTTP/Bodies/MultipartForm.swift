@@ -1,6 +1,8 @@
 import Synchronization
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// A multipart/form-data body as a handler receives it: the text fields in memory, the

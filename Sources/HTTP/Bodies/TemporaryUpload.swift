@@ -1,5 +1,7 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// A file part being written to the upload directory under a temporary name, as it
@@ -26,7 +28,7 @@ final class TemporaryUpload {
         let failed = bytes.withUnsafeBytes { buffer -> Bool in
             var offset = 0
             while offset < buffer.count {
-                let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                let written = systemWrite(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
                 if written < 0 && errno == EINTR { continue }
                 if written <= 0 { return true }
                 offset += written
@@ -39,7 +41,7 @@ final class TemporaryUpload {
 
     /// The finished file, now owned by the returned value.
     func complete(as head: MultipartPartHead) throws(HTTPError) -> UploadedFile {
-        let status = Glibc.close(descriptor)
+        let status = close(descriptor)
         descriptor = -1
         guard status == 0 else { throw HTTPError(.internalServerError, message: "the upload could not be stored") }
         handedOver = true
@@ -48,7 +50,7 @@ final class TemporaryUpload {
     }
 
     deinit {
-        if descriptor >= 0 { Glibc.close(descriptor) }
+        if descriptor >= 0 { systemClose(descriptor) }
         if !handedOver { unlink(path) }
     }
 }

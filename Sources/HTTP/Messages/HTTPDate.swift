@@ -1,6 +1,8 @@
+import Locking
 #if canImport(Glibc)
 import Glibc
-import Locking
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// The `Date` header value (IMF-fixdate), formatted at most once a second.

@@ -1,7 +1,6 @@
+#if os(Linux)
 import CLinux
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// The Linux poller: one epoll instance per loop, woken through an eventfd.
 final class EpollPoller: Poller, @unchecked Sendable {
@@ -18,7 +17,7 @@ final class EpollPoller: Poller, @unchecked Sendable {
         wakeFD = clinux_eventfd_nonblocking()
         guard wakeFD >= 0 else {
             let error = SocketError("eventfd")
-            Glibc.close(epoll)
+            systemClose(epoll)
             throw error
         }
         events = .allocate(capacity: capacity)
@@ -29,8 +28,8 @@ final class EpollPoller: Poller, @unchecked Sendable {
     /// Closed only when no connection can use them any more: a late worker re-arming on a
     /// closed (and reused) epoll descriptor would touch someone else's file.
     deinit {
-        Glibc.close(wakeFD)
-        Glibc.close(epoll)
+        systemClose(wakeFD)
+        systemClose(epoll)
         events.deallocate()
     }
 
@@ -58,7 +57,7 @@ final class EpollPoller: Poller, @unchecked Sendable {
 
     func wake() {
         var one: UInt64 = 1
-        _ = Glibc.write(wakeFD, &one, MemoryLayout<UInt64>.size)
+        _ = systemWrite(wakeFD, &one, MemoryLayout<UInt64>.size)
     }
 
     func poll(timeoutMilliseconds: Int32, _ report: (PollEvent) -> Void) -> Bool {
@@ -67,7 +66,7 @@ final class EpollPoller: Poller, @unchecked Sendable {
         for event in events.prefix(max(0, Int(count))) {
             if event.data.u64 == Self.wakeToken {
                 var counter: UInt64 = 0
-                _ = Glibc.read(wakeFD, &counter, MemoryLayout<UInt64>.size)
+                _ = systemRead(wakeFD, &counter, MemoryLayout<UInt64>.size)
                 woken = true
                 continue
             }
@@ -94,3 +93,4 @@ final class EpollPoller: Poller, @unchecked Sendable {
         return flags
     }
 }
+#endif

@@ -1,6 +1,7 @@
 /// What an event loop needs from the operating system's readiness API, and nothing more:
-/// epoll on Linux today; a Dispatch-based poller for macOS can stand beside it. Connections,
-/// streams and the server speak only to this, never to epoll or its descriptors.
+/// epoll on Linux (`EpollPoller`), Dispatch sources on macOS and wherever else
+/// (`DispatchPoller`); `PollerKind` chooses. Connections, streams and the server speak only
+/// to this, never to epoll, Dispatch or their descriptors.
 ///
 /// Every connection is watched one-shot: after it reports an event it stays silent until it
 /// is re-armed, so exactly one thread acts on a connection at a time (see `EventLoop`).

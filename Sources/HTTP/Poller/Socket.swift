@@ -1,6 +1,8 @@
 import CLinux
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// A failed system call, with the errno captured where it happened.
@@ -8,7 +10,7 @@ public struct SocketError: Error, Sendable, CustomStringConvertible {
     public let operation: String
     public let errno: Int32
 
-    init(_ operation: String, errno: Int32 = Glibc.errno) {
+    init(_ operation: String, errno: Int32 = systemErrno) {
         self.operation = operation
         self.errno = errno
     }
@@ -24,17 +26,16 @@ enum Socket {
         var hints = addrinfo()
         hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
         hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_socktype = clinux_sock_stream()
         var list: UnsafeMutablePointer<addrinfo>?
         let bareHost = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         let status = getaddrinfo(bareHost, String(port), &hints, &list)
         guard status == 0, let info = list else {
-            throw SocketError("resolving \(host)", errno: status == EAI_SYSTEM ? Glibc.errno : EINVAL)
+            throw SocketError("resolving \(host)", errno: status == EAI_SYSTEM ? systemErrno : EINVAL)
         }
         defer { freeaddrinfo(list) }
 
-        let fd = socket(info.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
-                        | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let fd = clinux_socket_nonblocking(info.pointee.ai_family)
         guard fd >= 0 else { throw SocketError("socket") }
         do {
             var on: Int32 = 1
@@ -44,10 +45,10 @@ enum Socket {
             guard bind(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 else {
                 throw SocketError("bind to \(host):\(port)")
             }
-            guard Glibc.listen(fd, backlog) == 0 else { throw SocketError("listen") }
+            guard systemListen(fd, backlog) == 0 else { throw SocketError("listen") }
             return (fd, try localPort(of: fd))
         } catch {
-            Glibc.close(fd)
+            systemClose(fd)
             throw error
         }
     }
@@ -124,7 +125,7 @@ enum Socket {
 
     static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> IOResult {
         while true {
-            let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
+            let count = systemRead(fd, buffer.baseAddress, buffer.count)
             if count > 0 { return .transferred(count) }
             if count == 0 { return .closed }
             switch errno {
@@ -137,8 +138,8 @@ enum Socket {
 
     static func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> IOResult {
         while true {
-            // MSG_NOSIGNAL: a peer that went away is an error here, not a SIGPIPE.
-            let count = send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
+            // A peer that went away is an error here, not a SIGPIPE (MSG_NOSIGNAL or SO_NOSIGPIPE).
+            let count = send(fd, bytes.baseAddress, bytes.count, clinux_send_flags())
             if count >= 0 { return .transferred(count) }
             switch errno {
             case EINTR: continue
@@ -152,8 +153,8 @@ enum Socket {
     /// sendfile(2): the kernel copies from the page cache to the socket.
     static func sendFile(_ fd: Int32, from file: Int32, offset: inout Int, count: Int) -> IOResult {
         while true {
-            var position = off_t(offset)
-            let sent = sendfile(fd, file, &position, count)
+            var position = Int64(offset)
+            let sent = clinux_sendfile(fd, file, &position, count)
             if sent > 0 {
                 offset = Int(position)
                 return .transferred(sent)
@@ -170,14 +171,19 @@ enum Socket {
     }
 
     static func close(_ fd: Int32) {
-        _ = Glibc.close(fd)
+        systemClose(fd)
     }
 
     /// Raises the soft limit on open files to the hard limit: every connection is a file.
     public static func raiseOpenFileLimit() {
         var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        guard getrlimit(clinux_rlimit_nofile(), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
         limit.rlim_cur = limit.rlim_max
-        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        if setrlimit(clinux_rlimit_nofile(), &limit) != 0 {
+            // macOS reports an unlimited hard limit yet refuses a soft one above OPEN_MAX
+            // (10240); its default soft limit of 256 would be a small server.
+            limit.rlim_cur = min(limit.rlim_max, 10_240)
+            _ = setrlimit(clinux_rlimit_nofile(), &limit)
+        }
     }
 }

@@ -1,5 +1,7 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// An open regular file to send as a response body. The descriptor closes when the last
@@ -16,15 +18,15 @@ public final class FileBody: Sendable {
     /// The file at `path` if it is a regular file that can be read; nil otherwise (absent,
     /// a directory, a device): the caller answers 404.
     public static func open(path: String) -> FileBody? {
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
+        let fd = systemOpen(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
         guard fd >= 0 else { return nil }
         var status = stat()
         guard fstat(fd, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
-            Glibc.close(fd)
+            systemClose(fd)
             return nil
         }
         return FileBody(descriptor: fd, length: Int(status.st_size))
     }
 
-    deinit { Glibc.close(descriptor) }
+    deinit { systemClose(descriptor) }
 }

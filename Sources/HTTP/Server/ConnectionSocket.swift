@@ -1,6 +1,8 @@
 import Locking
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// A connection's descriptor, closed exactly once. Its owner reads and writes `fd` freely

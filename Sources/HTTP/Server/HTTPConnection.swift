@@ -2,6 +2,8 @@ import Dispatch
 import Synchronization
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// One client connection. Requests are handled one at a time (pipelined ones wait in the

@@ -2,6 +2,8 @@ import Dispatch
 import Logging
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// The HTTP/1.1 server: event-loop threads own the sockets, workers run the handlers,
@@ -27,7 +29,8 @@ public final class Server: Sendable {
         self.core = core
         do {
             loops = try (0..<max(1, configuration.ioThreads)).map {
-                try EventLoop(index: $0, listener: listener, core: core, poller: EpollPoller())
+                try EventLoop(index: $0, listener: listener, core: core,
+                              poller: configuration.poller.makePoller(label: "http-poller-\($0)"))
             }
         } catch {
             Socket.close(listener)

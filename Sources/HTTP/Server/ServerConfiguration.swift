@@ -32,6 +32,8 @@ public struct ServerConfiguration: Sendable {
     public var workerThreads: Int
     /// Event-loop threads that own the sockets.
     public var ioThreads: Int
+    /// What the loops wait on: epoll (Linux) or Dispatch sources (everywhere).
+    public var poller = PollerKind.platformDefault
 
     public init(host: String = "127.0.0.1", port: Int = 8080) {
         self.host = host
