@@ -1,7 +1,10 @@
-# Sourced by scripts/dev and scripts/test: installs what the build and the embedded
-# PostgreSQL need when it is missing (non-interactive, so CI can run it), and makes it
-# findable. Linux: the Debian packages. macOS: Homebrew's postgresql@16, which is keg-only
-# (not on PATH, libpq.pc not where pkg-config looks), so its folders are exported here.
+# Sourced by scripts/dev, scripts/test and scripts/api-conformance: installs what the build
+# and the embedded PostgreSQL need when it is missing (non-interactive, so CI can run it),
+# and makes it findable. Linux: the Debian packages. macOS: Homebrew's postgresql@16, which
+# is keg-only (not on PATH, libpq.pc not where pkg-config looks), so its folders are
+# exported here.
+# The test path's tools (NEEDS_TEST_TOOLS=1; scripts/dev needs none): Python's venv for the
+# PyPI tools (scripts/python-tools.sh) and curl for scripts/api-conformance; macOS has both.
 if [ "$(uname -s)" = Darwin ]; then
     command -v brew >/dev/null 2>&1 || {
         echo "need Homebrew (https://brew.sh) to install postgresql@16 and pkg-config" >&2
@@ -29,6 +32,10 @@ else
     command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
     pkg-config --exists libpq 2>/dev/null || missing+=(libpq-dev)
     compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
+    if [ -n "${NEEDS_TEST_TOOLS:-}" ]; then
+        /usr/bin/python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing+=(python3-venv)
+        command -v curl >/dev/null 2>&1 || missing+=(curl)
+    fi
     if [ ${#missing[@]} -gt 0 ]; then
         echo "installing missing system packages: ${missing[*]}" >&2
         sudo=""

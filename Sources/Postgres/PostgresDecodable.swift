@@ -118,6 +118,11 @@ public struct PostgresTimestamp: Hashable, Sendable, PostgresDecodable, Postgres
 
     public init(microsecondsSince2000: Int64) { self.microsecondsSince2000 = microsecondsSince2000 }
 
+    /// The instants a timestamptz holds (PostgreSQL's MIN_TIMESTAMP ..< END_TIMESTAMP, 4713 BC
+    /// to 294276 AD): binding one outside this range is an error (SQLSTATE 22008), so a value
+    /// from a client (a cursor) is checked against it first.
+    public static let finiteRange: Range<Int64> = -211_813_488_000_000_000 ..< 9_223_371_331_200_000_000
+
     public init?(postgresBytes bytes: UnsafeRawBufferPointer, type: PostgresType) {
         guard type == .timestamptz || type == .timestamp, let micros = bytes.bigEndianInteger(Int64.self) else {
             return nil

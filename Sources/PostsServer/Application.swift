@@ -11,6 +11,8 @@ public final class Application: Sendable {
     /// This instance's live change feed and the retention pruner, both running until `stop`.
     let feed: ChangeFeed
     let pruner: ChangePruner
+    /// The routes the server answers (which depend on the configuration: dev routes).
+    let router: Router
 
     /// Starts serving at once (migrations are the caller's business, see `Migrations`).
     /// `accessLog` defaults to lines on standard output in the configured format.
@@ -54,7 +56,7 @@ public final class Application: Sendable {
             DevRoutes.register(on: &routes, outbox: outbox, reset: DevReset(pool: pool, images: images),
                                seed: DemoSeed(pool: pool))
         }
-        let router = routes.router
+        router = routes.router
 
         var http = ServerConfiguration(host: configuration.host, port: configuration.port)
         // One worker per pooled connection: no worker ever parks on the pool (measured 25%

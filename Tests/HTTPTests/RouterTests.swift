@@ -19,6 +19,12 @@ import Testing
         if case .found(let route, _) = match { route.pattern } else { nil }
     }
 
+    @Test func routes_listEveryMethodAndPatternOnce() {
+        let routes = makeRouter().routes.map { "\($0.method) \($0.pattern)" }
+        #expect(routes == ["GET /api/posts/:id", "PATCH /api/posts/:id", "GET /api/posts/recent", "POST /api/posts/create",
+                           "GET /api/posts/:id/children", "GET /uploads/:name"])
+    }
+
     @Test func literalSegment_winsOverParameter() {
         let router = makeRouter()
         #expect(pattern(router.match(method: .GET, path: "/api/posts/recent")) == "/api/posts/recent")

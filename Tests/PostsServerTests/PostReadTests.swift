@@ -105,4 +105,32 @@ import TestSupport
         }
         #expect(try client.get("/api/posts/recent?limit=100").status == 200)
     }
+
+    /// A cursor of the right shape whose time PostgreSQL cannot hold (before 4713 BC, after
+    /// 294276 AD, ±infinity) is as malformed as any other: it was a 500 (SQLSTATE 22008,
+    /// "timestamp out of range"), found by scripts/api-conformance.
+    @Test func cursorWithATimeOutOfRange_is400() throws {
+        let app = try TestApplication.start()
+        defer { app.stop() }
+        let client = try APIClient(port: app.server.port)
+        let post = try APIClient.user("ash@example.com", on: app).createPost("Cursors").id
+        func bigEndian(_ value: Int64) -> [UInt8] { withUnsafeBytes(of: value.bigEndian, Array.init) }
+        func cursor(_ bytes: [UInt8]) -> String {
+            Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        }
+        for microseconds in [Int64.max, Int64.max - 1, 9_223_371_331_200_000_000, Int64.min, -211_813_488_000_000_001] {
+            let keyset = cursor(bigEndian(microseconds) + bigEndian(1))
+            for path in ["/api/posts", "/api/posts/recent", "/api/posts/\(post)/children", "/api/posts/\(post)/likes"] {
+                let page = try client.get("\(path)?cursor=\(keyset)")
+                #expect(page.status == 400 && page.json["error"] as? String == "bad_request", "\(path) \(microseconds)")
+            }
+            let commentCursor = cursor(bigEndian(microseconds) + [UInt8](repeating: 7, count: 16))
+            let comments = try client.get("/api/posts/\(post)/comments?cursor=\(commentCursor)")
+            #expect(comments.status == 400, "comments \(microseconds)")
+        }
+        // The last instant PostgreSQL holds still pages (to nothing older than it, here).
+        let latest = cursor(bigEndian(9_223_371_331_199_999_999) + bigEndian(1))
+        #expect(try client.get("/api/posts?cursor=\(latest)").status == 200)
+    }
 }

@@ -79,6 +79,12 @@ public struct Router: Sendable {
         add(.PATCH, pattern, body: body, handler)
     }
 
+    /// Every registered route, by pattern in registration order (then by method): what the
+    /// server answers, for checks that its description (openapi.yaml) misses none.
+    public var routes: [Route] {
+        resources.flatMap { resource in resource.routes.values.sorted { $0.method.rawValue < $1.method.rawValue } }
+    }
+
     /// The route for a request. HEAD is served by the GET route of the same path.
     public func match(method: HTTPMethod, path: Substring) -> Match {
         guard path.hasPrefix("/") else { return .notFound }

@@ -21,7 +21,8 @@ struct KeysetCursor: PageCursor, Equatable {
     }
 
     init(_ text: String) throws(HTTPError) {
-        guard let (microseconds, id) = Base64URL.decodePair(text), id > 0 else { throw .badRequest("malformed cursor") }
+        guard let (microseconds, id) = Base64URL.decodePair(text), id > 0,
+              PostgresTimestamp.finiteRange.contains(microseconds) else { throw .badRequest("malformed cursor") }
         createdAt = PostgresTimestamp(microsecondsSince2000: microseconds)
         self.id = id
     }
@@ -46,8 +47,10 @@ struct CommentCursor: PageCursor, Equatable {
     }
 
     init(_ text: String) throws(HTTPError) {
-        guard let bytes = Base64URL.decode(text), bytes.count == 24 else { throw .badRequest("malformed cursor") }
-        createdAt = PostgresTimestamp(microsecondsSince2000: Int64(bigEndianBytes: bytes[0..<8]))
+        guard let bytes = Base64URL.decode(text), bytes.count == 24,
+              case let microseconds = Int64(bigEndianBytes: bytes[0..<8]), PostgresTimestamp.finiteRange.contains(microseconds)
+        else { throw .badRequest("malformed cursor") }
+        createdAt = PostgresTimestamp(microsecondsSince2000: microseconds)
         let uuidBytes = Array(bytes[8..<24])
         id = UUID(uuid: (uuidBytes[0], uuidBytes[1], uuidBytes[2], uuidBytes[3], uuidBytes[4], uuidBytes[5], uuidBytes[6],
                          uuidBytes[7], uuidBytes[8], uuidBytes[9], uuidBytes[10], uuidBytes[11], uuidBytes[12],
