@@ -74,10 +74,23 @@ import Testing
         #expect(events == [ServerSentEvent(id: "", type: "message", data: " two spaces\n\n")])
     }
 
-    @Test func anUnfinishedEvent_isHeldUntilItsBlankLine() {
+    @Test func anUnfinishedEvent_isHeldUntilItsBlankLine_andSoIsItsID() {
         var parser = ServerSentEventParser()
         #expect(parser.parse(Array("id: 1\ndata: x\n".utf8)).isEmpty)
-        #expect(parser.lastEventID == "1")
+        #expect(parser.lastEventID == "")
         #expect(parser.parse(Array("\n".utf8)).count == 1)
+        #expect(parser.lastEventID == "1")
+    }
+
+    /// A connection dropped in the middle of event 8: the resume asks for what follows 7,
+    /// and the next connection's bytes are not glued to the half-read event.
+    @Test func aNewConnection_forgetsTheHalfReadEvent_andResumesBeforeIt() {
+        var parser = ServerSentEventParser()
+        #expect(parser.parse(Array("id: 7\ndata: {\"a\":7}\n\nid: 8\ndata: {\"a\"".utf8)).map(\.id) == ["7"])
+        #expect(parser.lastEventID == "7")
+        parser.startConnection()
+        let events = parser.parse(Array("retry: 2000\n\nid: 8\ndata: {\"a\":8}\n\n".utf8))
+        #expect(events == [ServerSentEvent(id: "8", type: "message", data: #"{"a":8}"#)])
+        #expect(parser.lastEventID == "8")
     }
 }

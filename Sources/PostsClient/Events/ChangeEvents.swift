@@ -42,16 +42,21 @@ public struct ChangeEvents: AsyncSequence, Sendable {
             self.filter = filter
             self.policy = policy
             parser = ServerSentEventParser(lastEventID: lastEventID ?? "")
+            self.lastEventID = lastEventID
         }
 
-        /// The id that a reconnect sends: the last change delivered (or the `since` given).
-        public var lastEventID: String? { parser.lastEventID.isEmpty ? nil : parser.lastEventID }
+        /// The `seq` of the last change this iterator returned (or the `since` given): what an
+        /// app stores to resume from after it quits. (A reconnect resumes after the last
+        /// change received, which may be ahead of it while received changes wait here.)
+        public private(set) var lastEventID: String?
 
         public mutating func next() async throws -> Change? {
             while !Task.isCancelled {
                 if !pending.isEmpty {
                     let event = pending.removeFirst()
-                    return try APIDateCoding.makeDecoder().decode(Change.self, from: Data(event.data.utf8))
+                    let change = try APIDateCoding.makeDecoder().decode(Change.self, from: Data(event.data.utf8))
+                    lastEventID = event.id
+                    return change
                 }
                 guard var stream = pieces else {
                     try await connect()
@@ -88,8 +93,9 @@ public struct ChangeEvents: AsyncSequence, Sendable {
             var urlRequest = try request.urlRequest(baseURL: client.baseURL, token: client.token,
                                                     timeout: ChangeEvents.idleTimeout)
             urlRequest.setValue("text/event-stream", forHTTPHeaderField: "Accept")
-            if let lastEventID { urlRequest.setValue(lastEventID, forHTTPHeaderField: "Last-Event-ID") }
-            let opened = StreamingConnection(urlRequest)
+            parser.startConnection()
+            if !parser.lastEventID.isEmpty { urlRequest.setValue(parser.lastEventID, forHTTPHeaderField: "Last-Event-ID") }
+            let opened = StreamingConnection(urlRequest, base: (client.transport as? URLSessionTransport)?.session.configuration)
             connection = opened
             pieces = opened.pieces.makeAsyncIterator()
         }

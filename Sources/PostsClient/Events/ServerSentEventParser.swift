@@ -10,11 +10,16 @@ struct ServerSentEvent: Sendable, Equatable {
 
 /// The event-stream interpretation of the WHATWG HTML standard (§9.2.6), fed bytes as they
 /// arrive in whatever pieces the network cuts them: a line, a CRLF, or a UTF-8 character
-/// may be split anywhere. A pure value: the stream's reader owns one per connection and
-/// carries `lastEventID` and `reconnectionTime` over to the next.
+/// may be split anywhere. A pure value: the stream's reader keeps one for the whole sequence
+/// and calls `startConnection()` on each new connection, which keeps `lastEventID` and
+/// `reconnectionTime` and forgets the half-read event a dropped connection left behind.
 struct ServerSentEventParser: Sendable {
-    /// The id to send as `Last-Event-ID` when reconnecting.
+    /// The id to send as `Last-Event-ID` when reconnecting: set when an event is dispatched
+    /// (its blank line), never by an `id:` line alone, so a connection dropped in the middle
+    /// of an event resumes before that event and not after it.
     private(set) var lastEventID = ""
+    /// The `id:` seen so far (the standard's "last event ID buffer").
+    private var idBuffer = ""
     /// From `retry:`: how long to wait before reconnecting.
     private(set) var reconnectionTime: Duration?
 
@@ -30,6 +35,20 @@ struct ServerSentEventParser: Sendable {
 
     init(lastEventID: String = "") {
         self.lastEventID = lastEventID
+        idBuffer = lastEventID
+    }
+
+    /// A new connection: what the last one left half-read is dropped (the server sends that
+    /// event again, after `lastEventID`), and it starts as a stream starts.
+    mutating func startConnection() {
+        idBuffer = lastEventID
+        line.removeAll(keepingCapacity: true)
+        eventType = ""
+        data = ""
+        hasData = false
+        afterCarriageReturn = false
+        atStreamStart = true
+        bomBytesSeen = 0
     }
 
     /// The events completed by `bytes`.
@@ -92,7 +111,7 @@ struct ServerSentEventParser: Sendable {
             data += value
             hasData = true
         case "id":
-            if !value.contains("\u{0}") { lastEventID = String(value) }
+            if !value.contains("\u{0}") { idBuffer = String(value) }
         case "retry":
             if !value.isEmpty, value.allSatisfy({ $0.isASCII && $0.isNumber }), let milliseconds = Int(value) {
                 reconnectionTime = .milliseconds(milliseconds)
@@ -102,8 +121,10 @@ struct ServerSentEventParser: Sendable {
         }
     }
 
-    /// A blank line: the event so far, if it had data; either way a fresh one begins.
+    /// A blank line: the event so far, if it had data; either way its id counts from now on
+    /// and a fresh one begins.
     private mutating func dispatch(into events: inout [ServerSentEvent]) {
+        lastEventID = idBuffer
         defer {
             eventType = ""
             data = ""

@@ -19,10 +19,13 @@ final class StreamingConnection: Sendable {
     private let session: URLSession
     private let task: URLSessionDataTask
 
-    init(_ request: URLRequest) {
+    /// `base`: the configuration of the session the client's other calls use (its proxy,
+    /// headers, cookie and TLS settings), if it has one; a session with a delegate of its
+    /// own is needed to see the bytes as they come.
+    init(_ request: URLRequest, base: URLSessionConfiguration? = nil) {
         let (pieces, continuation) = AsyncThrowingStream<Piece, any Error>.makeStream()
         let delegate = Delegate(continuation)
-        let configuration = URLSessionConfiguration.ephemeral
+        let configuration = (base?.copy() as? URLSessionConfiguration) ?? URLSessionConfiguration.ephemeral
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.timeoutIntervalForRequest = request.timeoutInterval
         // The delegate's queue is serial: pieces are yielded in the order they arrive.
