@@ -22,7 +22,12 @@ enum ChildProcess {
     static func run(_ executable: String, _ arguments: [String]) throws -> Outcome {
         let outputPath = NSTemporaryDirectory() + "posts-server-child-\(getpid())-\(UInt64.random(in: 0 ... .max)).log"
         defer { unlink(outputPath) }
+        // An opaque pointer on Darwin (nil until init), a struct on Linux.
+        #if canImport(Darwin)
+        var actions: posix_spawn_file_actions_t? = nil
+        #else
         var actions = posix_spawn_file_actions_t()
+        #endif
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
@@ -33,7 +38,11 @@ enum ChildProcess {
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
+        #if canImport(Darwin)
+        var attributes: posix_spawnattr_t? = nil
+        #else
         var attributes = posix_spawnattr_t()
+        #endif
         guard clinux_spawnattr_init_clean_signals(&attributes) == 0 else {
             throw LocalCluster.Failure(description: "cannot prepare to start \(executable)")
         }

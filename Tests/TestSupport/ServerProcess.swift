@@ -24,7 +24,11 @@ public final class ServerProcess: @unchecked Sendable {
     /// Dispatch thread would be; otherwise it starts with no signal blocked.
     public init(_ arguments: [String], environment: [String: String] = [:], prefix: [String] = [],
                 blockingTermination: Bool = false) throws {
+        #if canImport(Darwin)
+        var attributes: posix_spawnattr_t? = nil
+        #else
         var attributes = posix_spawnattr_t()
+        #endif
         guard clinux_spawnattr_init_clean_signals(&attributes) == 0 else {
             throw RawHTTPClient.Failure(description: "posix_spawnattr_init failed")
         }
@@ -40,7 +44,12 @@ public final class ServerProcess: @unchecked Sendable {
         // Close-on-exec, so no other child started meanwhile (a cluster's postmaster, say)
         // inherits the write end and keeps the output from ending.
         guard clinux_pipe_cloexec(&pipe) == 0 else { throw RawHTTPClient.Failure(description: "pipe failed") }
+        // An opaque pointer on Darwin (nil until init), a struct on Linux.
+        #if canImport(Darwin)
+        var actions: posix_spawn_file_actions_t? = nil
+        #else
         var actions = posix_spawn_file_actions_t()
+        #endif
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
