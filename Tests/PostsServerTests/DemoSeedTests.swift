@@ -6,6 +6,8 @@ import TestSupport
 
 /// `POST /api/dev/seed` and the first-start demo of `posts-server dev`.
 @Suite struct DemoSeedTests {
+    static let posts = DemoSeed.rowsPerStatement + 500
+
     @Test func seedIfEmpty_runsOnceWithExactCounters() throws {
         let pool = ConnectionPool(ConnectionPool.Configuration(conninfo: try TestDatabase.makeDatabase(), size: 1))
         #expect(try DemoSeed(pool: pool).seedIfEmpty())
@@ -15,24 +17,26 @@ import TestSupport
         #expect(posts >= 3)
     }
 
+    /// More posts than one statement writes, so the counts in the changes must hold across
+    /// statements too.
     @Test func seedRoute_answersCounts_andRecordsEveryRowAsAChange() throws {
         let app = try TestApplication.start()
         defer { app.stop() }
         let client = try APIClient(port: app.server.port)
         let since = try ChangeLogTests.position(client)
-        let seeded = try client.send("POST", "/api/dev/seed", json: ["users": 4, "posts": 60])
+        let seeded = try client.send("POST", "/api/dev/seed", json: ["users": 4, "posts": Self.posts])
         #expect(seeded.status == 201, "\(seeded.text)")
         let json = seeded.json
         #expect(json["status"] as? String == "success")
         #expect(json["users"] as? Int == 4)
-        #expect(json["posts"] as? Int == 60)
+        #expect(json["posts"] as? Int == Self.posts)
         let likes = try #require(json["likes"] as? Int)
         let comments = try #require(json["comments"] as? Int)
         #expect(try Self.counterMismatches(app.pool) == 0)
 
         // Replaying the changes gives the rows' counters: each change carried its own moment.
-        let changes = try ChangeLogTests.changes(after: since, in: client, count: 60 + likes + comments)
-        #expect(changes.filter { $0["type"] as? String == "post.created" }.count == 60)
+        let changes = try ChangeLogTests.changes(after: since, in: client, count: Self.posts + likes + comments)
+        #expect(changes.filter { $0["type"] as? String == "post.created" }.count == Self.posts)
         #expect(changes.filter { $0["type"] as? String == "like.changed" }.count == likes)
         #expect(changes.filter { $0["type"] as? String == "comment.created" }.count == comments)
         var likeCounts: [Int: Int] = [:], commentCounts: [Int: Int] = [:], childCounts: [Int: Int] = [:]

@@ -11,6 +11,9 @@ struct DemoPlan: Sendable, Equatable {
     struct Post: Sendable, Equatable {
         /// An earlier post of the plan; nil for a root.
         let parent: Int?
+        /// Which child of its parent it is (1 for the first): the parent's `child_count`
+        /// right after it. Nil for a root.
+        let siblingRank: Int?
         let author: Int
         let title: String
         let summary: String
@@ -21,12 +24,16 @@ struct DemoPlan: Sendable, Equatable {
     struct Like: Sendable, Equatable {
         let post: Int
         let user: Int
+        /// Which like of its post it is (1 for the first): the post's `like_count` after it.
+        let rank: Int
     }
 
     struct Comment: Sendable, Equatable {
         let post: Int
         let author: Int
         let body: String
+        /// Which comment of its post it is: the post's `comment_count` after it.
+        let rank: Int
     }
 
     let users: [User]
@@ -51,10 +58,12 @@ struct DemoPlan: Sendable, Equatable {
         // About one post in six starts a thread; the rest answer an earlier post, so the
         // tree has both breadth and depth.
         let rootCount = postCount == 0 ? 0 : max(1, postCount / 6)
+        var childCounts = [Int](repeating: 0, count: postCount)
         posts = (0..<postCount).map { index in
             let parent = index < rootCount ? nil : Int.random(in: 0..<index, using: &random)
+            if let parent { childCounts[parent] += 1 }
             let topic = DemoText.topics.randomElement(using: &random)!
-            return Post(parent: parent,
+            return Post(parent: parent, siblingRank: parent.map { childCounts[$0] },
                         author: Int.random(in: 0..<authorCount, using: &random),
                         title: parent == nil ? "Thoughts on \(topic)" : "Re: \(topic)",
                         summary: DemoText.summaries.randomElement(using: &random)!,
@@ -67,10 +76,11 @@ struct DemoPlan: Sendable, Equatable {
             let likers = Int.random(in: 0...min(authorCount, Self.maxLikesPerPost), using: &random)
             var likedBy = Set<Int>()
             while likedBy.count < likers { likedBy.insert(Int.random(in: 0..<authorCount, using: &random)) }
-            likes += likedBy.sorted().map { Like(post: post, user: $0) }
-            for _ in 0..<Int.random(in: 0...Self.maxCommentsPerPost, using: &random) {
+            likes += likedBy.sorted().enumerated().map { Like(post: post, user: $1, rank: $0 + 1) }
+            let commentCount = Int.random(in: 0...Self.maxCommentsPerPost, using: &random)
+            for rank in stride(from: 1, through: commentCount, by: 1) {
                 comments.append(Comment(post: post, author: Int.random(in: 0..<authorCount, using: &random),
-                                        body: DemoText.comments.randomElement(using: &random)!))
+                                        body: DemoText.comments.randomElement(using: &random)!, rank: rank))
             }
         }
         self.likes = likes

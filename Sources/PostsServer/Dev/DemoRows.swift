@@ -1,8 +1,10 @@
 import Postgres
 
-/// The SQL behind `DemoSeed`: each kind of row in one statement over bound arrays, with
-/// its changes recorded in the same statement, each carrying the count as of its own row
-/// (the n-th like of a post says `like_count` n), as if the rows had come one by one.
+/// The SQL behind `DemoSeed`: rows of a kind in one statement over bound arrays, with their
+/// changes recorded in the same statement, each carrying the count as of its own row (the
+/// n-th like of a post says `like_count` n, as the plan ranks it), as if the rows had come
+/// one by one. The caller passes slices, so no statement is long enough to meet the pool's
+/// statement timeout.
 enum DemoRows {
     /// The new users' ids, in the plan's order.
     static func insertUsers(_ users: [DemoPlan.User], on connection: PostgresConnection) throws -> [Int64] {
@@ -23,91 +25,99 @@ enum DemoRows {
             """).rows.map { try $0.decode("user_id") }
     }
 
-    /// The new posts' ids, in the plan's order (ids taken first, so children can name
-    /// their parents in the same statement).
-    static func insertPosts(_ posts: [DemoPlan.Post], authors: [Int64],
-                            on connection: PostgresConnection) throws -> [Int64] {
-        guard !posts.isEmpty else { return [] }
-        let ids: [Int64] = try connection.query("""
-            SELECT nextval(pg_get_serial_sequence('posts', 'id')) AS id FROM generate_series(1, \(Int64(posts.count))) ORDER BY 1
+    /// Ids for the plan's posts, in its order, taken before any post is written so that a
+    /// child can name its parent whichever statement writes either.
+    static func reservePostIDs(count: Int, on connection: PostgresConnection) throws -> [Int64] {
+        guard count > 0 else { return [] }
+        return try connection.query("""
+            SELECT nextval(pg_get_serial_sequence('posts', 'id')) AS id FROM generate_series(1, \(Int64(count))) ORDER BY 1
             """).rows.map { try $0.decode("id") }
+    }
+
+    /// Some of the plan's posts (`posts` keeps the plan's indices), the oldest first: the
+    /// last one of the plan is a minute old, each earlier one a minute older.
+    static func insertPosts(_ posts: ArraySlice<DemoPlan.Post>, ids: [Int64], authors: [Int64],
+                            on connection: PostgresConnection) throws {
+        guard !posts.isEmpty else { return }
         // Arrays carry no NULL here: 0 and '' stand for none.
-        let parents = posts.map { $0.parent.map { ids[$0] } ?? 0 }
         try connection.query("""
-            WITH lock AS (\(ChangeLog.lock(posts: []))),
-            input AS (
-                SELECT * FROM unnest(\(PostgresArray(ids)), \(PostgresArray(parents)),
+            WITH input AS (
+                SELECT * FROM unnest(\(PostgresArray(posts.indices.map { ids[$0] })),
+                                     \(PostgresArray(posts.map { $0.parent.map { ids[$0] } ?? 0 })),
+                                     \(PostgresArray(posts.map { Int64($0.siblingRank ?? 0) })),
                                      \(PostgresArray(posts.map { authors[$0.author] })),
                                      \(PostgresArray(posts.map(\.title))), \(PostgresArray(posts.map(\.summary))),
-                                     \(PostgresArray(posts.map(\.body))), \(PostgresArray(posts.map { $0.locationTag ?? "" })))
-                    WITH ORDINALITY AS i(id, parent_id, user_id, title, summary, body, location_tag, k)
+                                     \(PostgresArray(posts.map(\.body))), \(PostgresArray(posts.map { $0.locationTag ?? "" })),
+                                     \(PostgresArray(posts.indices.map { Int64(ids.count - $0) })))
+                    WITH ORDINALITY AS i(id, parent_id, sibling_rank, user_id, title, summary, body, location_tag,
+                                         minutes_ago, k)
             ), p AS (
                 INSERT INTO posts (id, user_id, parent_id, title, summary, body, location_tag, created_at)
                 SELECT id, user_id, nullif(parent_id, 0), title, summary, body, nullif(location_tag, ''),
-                       now() - (\(Int64(posts.count)) - k) * interval '1 minute'
-                FROM input WHERE (SELECT count(*) FROM lock) >= 0 ORDER BY k
+                       now() - minutes_ago * interval '1 minute'
+                FROM input ORDER BY k
                 RETURNING *
             )
             INSERT INTO changes (type, post_id, parent_id, user_id, data)
             SELECT 'post.created', p.id, p.parent_id, p.user_id, CASE WHEN p.parent_id IS NULL
                 THEN json_build_object('post', post_json(p::posts, a.username))
-                ELSE json_build_object('post', post_json(p::posts, a.username),
-                                       'parent_child_count', row_number() OVER (PARTITION BY p.parent_id ORDER BY p.id))
-            END FROM p JOIN profiles a ON a.user_id = p.user_id ORDER BY p.id
+                ELSE json_build_object('post', post_json(p::posts, a.username), 'parent_child_count', input.sibling_rank)
+            END FROM p JOIN input USING (id) JOIN profiles a ON a.user_id = p.user_id ORDER BY input.k
             """)
-        return ids
     }
 
-    static func insertLikes(_ likes: [DemoPlan.Like], postIDs: [Int64], authors: [Int64],
+    static func insertLikes(_ likes: ArraySlice<DemoPlan.Like>, postIDs: [Int64], authors: [Int64],
                             on connection: PostgresConnection) throws {
         guard !likes.isEmpty else { return }
         try connection.query("""
             WITH input AS (
                 SELECT * FROM unnest(\(PostgresArray(likes.map { postIDs[$0.post] })),
-                                     \(PostgresArray(likes.map { authors[$0.user] })))
-                    WITH ORDINALITY AS i(post_id, user_id, k)
+                                     \(PostgresArray(likes.map { authors[$0.user] })),
+                                     \(PostgresArray(likes.map { Int64($0.rank) })))
+                    WITH ORDINALITY AS i(post_id, user_id, rank, k)
             ), l AS (
                 INSERT INTO likes (post_id, user_id) SELECT post_id, user_id FROM input ORDER BY k RETURNING post_id, user_id
             )
             INSERT INTO changes (type, post_id, parent_id, user_id, data)
-            SELECT 'like.changed', l.post_id, p.parent_id, l.user_id,
-                   json_build_object('liked', true, 'like_count', row_number() OVER (PARTITION BY l.post_id ORDER BY input.k))
+            SELECT 'like.changed', l.post_id, p.parent_id, l.user_id, json_build_object('liked', true, 'like_count', input.rank)
             FROM l JOIN input USING (post_id, user_id) JOIN posts p ON p.id = l.post_id ORDER BY input.k
             """)
     }
 
-    static func insertComments(_ comments: [DemoPlan.Comment], postIDs: [Int64], authors: [Int64],
-                               on connection: PostgresConnection) throws {
+    /// Some of the plan's comments, a second apart, the plan's last one a second old.
+    static func insertComments(_ comments: ArraySlice<DemoPlan.Comment>, of total: Int, postIDs: [Int64],
+                               authors: [Int64], on connection: PostgresConnection) throws {
         guard !comments.isEmpty else { return }
         try connection.query("""
-            WITH input AS (
-                SELECT * FROM unnest(\(PostgresArray(comments.map { postIDs[$0.post] })),
-                                     \(PostgresArray(comments.map { authors[$0.author] })),
-                                     \(PostgresArray(comments.map(\.body))))
-                    WITH ORDINALITY AS i(post_id, user_id, body, k)
+            WITH input AS MATERIALIZED (
+                SELECT gen_random_uuid() AS id, * FROM unnest(
+                    \(PostgresArray(comments.map { postIDs[$0.post] })), \(PostgresArray(comments.map { authors[$0.author] })),
+                    \(PostgresArray(comments.map(\.body))), \(PostgresArray(comments.map { Int64($0.rank) })),
+                    \(PostgresArray(comments.indices.map { Int64(total - $0) })))
+                    WITH ORDINALITY AS i(post_id, user_id, body, rank, seconds_ago, k)
             ), c AS (
-                INSERT INTO comments (post_id, user_id, body, created_at)
-                SELECT post_id, user_id, body, now() - (\(Int64(comments.count)) - k) * interval '1 second'
+                INSERT INTO comments (id, post_id, user_id, body, created_at)
+                SELECT id, post_id, user_id, body, now() - seconds_ago * interval '1 second'
                 FROM input ORDER BY k
                 RETURNING *
             )
             INSERT INTO changes (type, post_id, parent_id, user_id, data)
             SELECT 'comment.created', c.post_id, p.parent_id, c.user_id,
-                   json_build_object('comment', comment_json(c::comments, a),
-                                     'comment_count', row_number() OVER (PARTITION BY c.post_id ORDER BY c.created_at))
-            FROM c JOIN profiles a ON a.user_id = c.user_id JOIN posts p ON p.id = c.post_id ORDER BY c.created_at
+                   json_build_object('comment', comment_json(c::comments, a), 'comment_count', input.rank)
+            FROM c JOIN input USING (id) JOIN profiles a ON a.user_id = c.user_id JOIN posts p ON p.id = c.post_id
+            ORDER BY input.k
             """)
     }
 
     /// The counters the rows imply, in the rows themselves (API.md: counts kept in the row).
-    static func settleCounters(of postIDs: [Int64], on connection: PostgresConnection) throws {
+    static func settleCounters(of postIDs: ArraySlice<Int64>, on connection: PostgresConnection) throws {
         guard !postIDs.isEmpty else { return }
         try connection.query("""
             UPDATE posts p SET
                 child_count = (SELECT count(*) FROM posts c WHERE c.parent_id = p.id),
                 like_count = (SELECT count(*) FROM likes l WHERE l.post_id = p.id),
                 comment_count = (SELECT count(*) FROM comments m WHERE m.post_id = p.id)
-            WHERE p.id = ANY(\(PostgresArray(postIDs)))
+            WHERE p.id = ANY(\(PostgresArray(Array(postIDs))))
             """)
     }
 }

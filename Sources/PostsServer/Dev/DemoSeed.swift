@@ -15,6 +15,9 @@ public struct DemoSeed: Sendable {
 
     static let maxUsers = 1_000
     static let maxPosts = 10_000
+    /// Rows per statement: a few hundred milliseconds each, far below the pool's statement
+    /// timeout even on a busy machine (10,000 posts in one statement took over a second).
+    static let rowsPerStatement = 2_000
 
     let pool: ConnectionPool
 
@@ -22,19 +25,25 @@ public struct DemoSeed: Sendable {
         self.pool = pool
     }
 
-    /// True when it seeded: only a database without users gets the first-start demo.
+    /// True when it seeded: only a database without users gets the first-start demo. The
+    /// tree lock held alone makes two servers starting at once seed it once.
     @discardableResult
     public func seedIfEmpty() throws -> Bool {
-        let users: Int = try pool.withConnection { try $0.query("SELECT count(*) AS n FROM users").first!.decode("n") }
-        guard users == 0 else { return false }
-        _ = try run(users: 5, posts: 24)
-        return true
+        try pool.withTransaction { connection in
+            try connection.query(ChangeLog.lockTree)
+            let users: Int = try connection.query("SELECT count(*) AS n FROM users").first!.decode("n")
+            guard users == 0 else { return false }
+            _ = try run(users: 5, posts: 24)
+            return true
+        }
     }
 
     /// With no new users, the posts are written by (and liked by) people already there,
     /// the newest hundred profiles; with nobody there at all, posts are 409.
     func run(users userCount: Int, posts postCount: Int) throws -> Counts {
         try pool.withTransaction { connection in
+            // Before any write, as every write about posts does (see ChangeLog).
+            try connection.query(ChangeLog.lock(posts: []))
             let existing = userCount > 0 || postCount == 0 ? [] : try Self.existingAuthors(on: connection)
             guard userCount > 0 || postCount == 0 || !existing.isEmpty else {
                 throw HTTPError(.conflict, message: "there are no users to write the posts: ask for users too")
@@ -44,13 +53,27 @@ public struct DemoSeed: Sendable {
                                 batch: Self.batchTag(using: &random), using: &random)
             let created = try DemoRows.insertUsers(plan.users, on: connection)
             let authors = userCount > 0 ? created : existing
-            let postIDs = try DemoRows.insertPosts(plan.posts, authors: authors, on: connection)
-            try DemoRows.insertLikes(plan.likes, postIDs: postIDs, authors: authors, on: connection)
-            try DemoRows.insertComments(plan.comments, postIDs: postIDs, authors: authors, on: connection)
-            try DemoRows.settleCounters(of: postIDs, on: connection)
+            let postIDs = try DemoRows.reservePostIDs(count: plan.posts.count, on: connection)
+            for range in Self.slices(of: plan.posts.count) {
+                try DemoRows.insertPosts(plan.posts[range], ids: postIDs, authors: authors, on: connection)
+            }
+            for range in Self.slices(of: plan.likes.count) {
+                try DemoRows.insertLikes(plan.likes[range], postIDs: postIDs, authors: authors, on: connection)
+            }
+            for range in Self.slices(of: plan.comments.count) {
+                try DemoRows.insertComments(plan.comments[range], of: plan.comments.count, postIDs: postIDs,
+                                            authors: authors, on: connection)
+            }
+            for range in Self.slices(of: postIDs.count) {
+                try DemoRows.settleCounters(of: postIDs[range], on: connection)
+            }
             return Counts(users: created.count, posts: postIDs.count, likes: plan.likes.count,
                           comments: plan.comments.count)
         }
+    }
+
+    private static func slices(of count: Int) -> [Range<Int>] {
+        stride(from: 0, to: count, by: rowsPerStatement).map { $0..<min($0 + rowsPerStatement, count) }
     }
 
     private static func existingAuthors(on connection: PostgresConnection) throws -> [Int64] {
