@@ -7,21 +7,15 @@ struct LogField {
     let value: String
     let isNumber: Bool
 
-    init(_ key: String, _ value: String) {
+    init(_ key: String, _ value: String, isNumber: Bool = false) {
         self.key = key
         self.value = value
-        isNumber = false
+        self.isNumber = isNumber
     }
 
     /// `value` must be the decimal text of a number.
     static func number(_ key: String, _ value: String) -> LogField {
-        LogField(key: key, value: value, isNumber: true)
-    }
-
-    private init(key: String, value: String, isNumber: Bool) {
-        self.key = key
-        self.value = value
-        self.isNumber = isNumber
+        LogField(key, value, isNumber: true)
     }
 }
 
