@@ -51,11 +51,12 @@ enum PostRows {
         out += #","ai_generated":"#.utf8
         out += (try row.decode(at: Column.aiGenerated, as: Bool.self) ? "true" : "false").utf8
         RowJSON.appendText(#","author_name":"#, row, Column.authorName, to: &out)
-        for (key, column) in [(#","child_count":"#, Column.childCount), (#","like_count":"#, Column.likeCount),
-                              (#","comment_count":"#, Column.commentCount)] {
-            out += key.utf8
-            appendInteger(Int64(try row.decode(at: column, as: Int32.self)), to: &out)
-        }
+        out += #","child_count":"#.utf8
+        appendInteger(Int64(try row.decode(at: Column.childCount, as: Int32.self)), to: &out)
+        out += #","like_count":"#.utf8
+        appendInteger(Int64(try row.decode(at: Column.likeCount, as: Int32.self)), to: &out)
+        out += #","comment_count":"#.utf8
+        appendInteger(Int64(try row.decode(at: Column.commentCount, as: Int32.self)), to: &out)
         if withLiked {
             out += #","liked_by_me":"#.utf8
             out += (try row.decode(at: Column.likedByMe, as: Bool.self) ? "true" : "false").utf8
@@ -91,7 +92,7 @@ enum PostRows {
                 magnitude /= 10
                 count += 1
             } while magnitude > 0
-            out.append(contentsOf: buffer[(20 - count)...])
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[(20 - count)...]))
         }
     }
 }
