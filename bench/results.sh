@@ -3,7 +3,8 @@
 # (../shared/bench/hb-peer) in the same run, on the same freshly seeded database, plus the
 # same-run ceilings, live events, scale, memory and a soak; writes bench/RESULTS.md.
 #
-#   bench/results.sh
+#   bench/results.sh                                                (~23 min: 15 plus the 10-min soak)
+#   SOAK_MINUTES=2 bench/results.sh                                 (~15 min)
 #   SECS=2 ROUNDS=1 SCALE=0 SOAK_MINUTES=0 bench/results.sh        (a smoke test, ~3 min)
 #
 # Sections, in the order they run (write scenarios grow the database, so reads come first):
