@@ -68,7 +68,7 @@ log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
 # ---------------------------------------------------------------------------------------
 # Set-up
 
-# The other engineer may be mid-edit in Sources/: a failed build is retried a minute later.
+# A build that fails (a half-saved file in the working tree, say) is retried a minute later.
 build_ours() {
     for attempt in 1 2 3; do
         swift build -c release --product posts-server >"$work/build.log" 2>&1 && return 0
@@ -468,7 +468,9 @@ write_results() {
         echo
         echo "## Profile"
         echo
-        echo "<!-- profile -->"
+        # Profiles are taken by hand (perf needs a quiet machine and a person reading it):
+        # bench/PROFILE.md holds them, and each run carries them along.
+        if [ -f bench/PROFILE.md ]; then cat bench/PROFILE.md; else echo "<!-- profile -->"; fi
         echo
         echo "## Every round"
         echo
