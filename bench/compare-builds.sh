@@ -26,15 +26,8 @@ bench_need_wrk
 source scripts/system-packages.sh
 bench_pg_dir=$pg_dir
 
-echo "building this server (release)…" >&2
-swift build -c release --product posts-server >/dev/null
-rm -rf "$pg_dir"
-url=$("$shared/bench/pg.sh" start "$pg_dir" "$pg_port")
-DATABASE_URL=$url .build/release/posts-server migrate >/dev/null
-if [ -n "$scenarios" ]; then
-    echo "seeding $posts posts, $users users…" >&2
-    psql -q -v posts="$posts" -v users="$users" -f "$shared/bench/seed.sql" "$url" >/dev/null
-fi
+bench_build_ours
+if [ -n "$scenarios" ]; then url=$(bench_database "$pg_port" "$posts" "$users"); else url=$(bench_database "$pg_port"); fi
 for server in ".build/release/posts-server:$ours_port" "$baseline:$base_port"; do
     DATABASE_URL=$url PORT=${server##*:} DB_POOL_SIZE=$pool AUTH_MODE=trust "${server%:*}" serve --no-migrate >/dev/null &
     bench_pids+=($!)

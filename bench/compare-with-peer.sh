@@ -15,31 +15,21 @@ shared=$(cd "${SHARED:-../shared}" && pwd)
 scenarios=${SCENARIOS:-"ping"}
 posts=${POSTS:-100000} users=${USERS:-10000} pool=${POOL:-4} pg_port=${PG_PORT:-25432}
 ours_port=18080 peer_port=18181
-pg_dir=/tmp/posts-server-bench-pg peer_copy=/tmp/posts-server-bench-peer
+pg_dir=/tmp/posts-server-bench-pg
 
 source bench/lib.sh
 bench_need_wrk
 source scripts/system-packages.sh
 bench_pg_dir=$pg_dir
 
-echo "building this server (release)…" >&2
-swift build -c release --product posts-server >/dev/null
-if [ ! -x "$peer_copy/.build/release/hb-peer" ]; then
-    echo "building the peer in $peer_copy (several minutes the first time)…" >&2
-    rm -rf "$peer_copy" && cp -r "$shared/bench/hb-peer" "$peer_copy"
-    (cd "$peer_copy" && swift build -c release >/dev/null)
-fi
-
-rm -rf "$pg_dir"
-url=$("$shared/bench/pg.sh" start "$pg_dir" "$pg_port")
-echo "seeding $posts posts, $users users…" >&2
-DATABASE_URL=$url .build/release/posts-server migrate >/dev/null
-psql -q -v posts="$posts" -v users="$users" -f "$shared/bench/seed.sql" "$url" >/dev/null
+bench_build_ours
+bench_build_peer
+url=$(bench_database "$pg_port" "$posts" "$users")
 
 DATABASE_URL=$url PORT=$ours_port DB_POOL_SIZE=$pool AUTH_MODE=trust \
     .build/release/posts-server serve --no-migrate >/dev/null &
 bench_pids+=($!)
-DATABASE_URL=$url PORT=$peer_port DB_POOL_SIZE=$pool LOG_LEVEL=error "$peer_copy/.build/release/hb-peer" >/dev/null 2>&1 &
+DATABASE_URL=$url PORT=$peer_port DB_POOL_SIZE=$pool LOG_LEVEL=error "$bench_peer" >/dev/null 2>&1 &
 bench_pids+=($!)
 for port in $ours_port $peer_port; do bench_wait_for_port "$port"; done
 

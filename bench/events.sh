@@ -55,9 +55,7 @@ echo "building this server (release) and sse-load…" >&2
 swift build -c release --product posts-server >/dev/null
 cc -O2 -Wall -o "$load" bench/events/sse-load.c
 
-rm -rf "$pg_dir"
-url=$("$shared/bench/pg.sh" start "$pg_dir" "$pg_port")
-DATABASE_URL=$url .build/release/posts-server migrate >/dev/null
+url=$(bench_database "$pg_port")
 if [ "${NOTIFY:-0}" = 1 ]; then
     # The alternative to polling: every statement that records changes wakes the feeds.
     psql -q "$url" -c "CREATE FUNCTION bench_notify_changes() RETURNS trigger LANGUAGE plpgsql AS \$\$

@@ -28,3 +28,34 @@ bench_wait_for_port() {
     done
     return 1
 }
+
+bench_build_ours() {
+    echo "building this server (release)…" >&2
+    swift build -c release --product posts-server >/dev/null
+}
+
+# The peer (../shared/bench/hb-peer) built in a copy under /tmp, never inside this repository;
+# the first build takes several minutes. Its binary: $bench_peer.
+bench_peer_copy=/tmp/posts-server-bench-peer
+bench_peer=$bench_peer_copy/.build/release/hb-peer
+bench_build_peer() {
+    [ -x "$bench_peer" ] && return 0
+    echo "building the peer in $bench_peer_copy (several minutes the first time)…" >&2
+    rm -rf "$bench_peer_copy" && cp -r "$shared/bench/hb-peer" "$bench_peer_copy"
+    (cd "$bench_peer_copy" && swift build -c release >/dev/null)
+}
+
+# PORT [POSTS USERS]: a fresh cluster in $bench_pg_dir (set it first: it is stopped at
+# exit), migrated by this build and, given POSTS, seeded with the shared data set. Prints
+# its URL.
+bench_database() {
+    local url
+    rm -rf "$bench_pg_dir"
+    url=$("$shared/bench/pg.sh" start "$bench_pg_dir" "$1")
+    DATABASE_URL=$url .build/release/posts-server migrate >/dev/null
+    if [ -n "${2:-}" ]; then
+        echo "seeding $2 posts, $3 users…" >&2
+        psql -q -v posts="$2" -v users="$3" -f "$shared/bench/seed.sql" "$url" >/dev/null
+    fi
+    echo "$url"
+}

@@ -43,7 +43,6 @@ scale=${SCALE:-1} scale_posts=${SCALE_POSTS:-1000000} soak_minutes=${SOAK_MINUTE
 subscribers=${SUBSCRIBERS:-1000} memory_secs=${MEMORY_SECS:-15} pg_port=${PG_PORT:-25437}
 out=${OUT:-bench/RESULTS.md}
 ours_port=18080 peer_port=18181 events_port=18082 small_port=18086 large_port=18087
-peer_copy=/tmp/posts-server-bench-peer
 pgbin=/usr/lib/postgresql/15/bin
 [ "$secs" -ge 1 ] && [ "$secs" -le 30 ] || { echo "SECS must be 1..30" >&2; exit 2; }
 command_line="SECS=$secs ROUNDS=$rounds POSTS=$posts USERS=$users POOL=$pool SCALE=$scale SCALE_POSTS=$scale_posts SOAK_MINUTES=$soak_minutes SUBSCRIBERS=$subscribers MEMORY_SECS=$memory_secs bench/results.sh"
@@ -78,13 +77,6 @@ build_ours() {
     cat "$work/build.log" >&2; return 1
 }
 
-build_peer() {
-    [ -x "$peer_copy/.build/release/hb-peer" ] && return 0
-    log "building the peer in $peer_copy (several minutes the first time)"
-    rm -rf "$peer_copy" && cp -r "$shared/bench/hb-peer" "$peer_copy"
-    (cd "$peer_copy" && swift build -c release >/dev/null)
-}
-
 psql_db() { PGOPTIONS="-c client_min_messages=warning" psql -qAtX -v ON_ERROR_STOP=1 "postgres://postgres@127.0.0.1:$pg_port/$1" "${@:2}"; }
 
 # DB POSTS: a fresh database, our migrations, the shared data set.
@@ -107,7 +99,7 @@ start_ours() {
 
 start_peer() {
     DATABASE_URL="postgres://postgres@127.0.0.1:$pg_port/bench" PORT=$peer_port DB_POOL_SIZE=$pool LOG_LEVEL=error \
-        "$peer_copy/.build/release/hb-peer" >"$work/peer.log" 2>&1 &
+        "$bench_peer" >"$work/peer.log" 2>&1 &
     started_pid=$!
     bench_pids+=("$started_pid")
     bench_wait_for_port "$peer_port" "$started_pid" || { tail -n 20 "$work/peer.log" >&2; exit 1; }
@@ -489,7 +481,7 @@ write_results() {
 
 log "building this server (release)"
 build_ours
-build_peer
+bench_build_peer
 url=$("$shared/bench/pg.sh" start "$bench_pg_dir" "$pg_port")
 log "seeding $posts posts, $users users"
 make_database bench "$posts"

@@ -18,16 +18,12 @@ source bench/lib.sh
 bench_need_wrk
 source scripts/system-packages.sh
 bench_pg_dir=$pg_dir
-swift build -c release --product posts-server >/dev/null
+bench_build_ours
 
 columns="p.id, p.user_id, p.parent_id, p.title, p.summary, p.body, p.image_url, p.created_at, p.timezone,
   p.location_tag, p.ai_generated, pr.username AS author_name, p.child_count, p.like_count, p.comment_count"
 for size in $sizes; do
-    rm -rf "$pg_dir"
-    url=$("$shared/bench/pg.sh" start "$pg_dir" "$pg_port")
-    DATABASE_URL=$url .build/release/posts-server migrate >/dev/null
-    echo "== $size posts: seeding…" >&2
-    psql -q -v posts="$size" -v users=10000 -f "$shared/bench/seed.sql" "$url" >/dev/null
+    url=$(bench_database "$pg_port" "$size" 10000)
     DATABASE_URL=$url PORT=$port DB_POOL_SIZE=$pool .build/release/posts-server serve --no-migrate >/dev/null &
     server=$!
     bench_pids=("$server")

@@ -25,13 +25,8 @@ bench_need_wrk
 source scripts/system-packages.sh
 bench_pg_dir=$pg_dir
 
-echo "building this server (release)…" >&2
-swift build -c release --product posts-server >/dev/null
-rm -rf "$pg_dir"
-url=$("$shared/bench/pg.sh" start "$pg_dir" "$pg_port")
-DATABASE_URL=$url .build/release/posts-server migrate >/dev/null
-echo "seeding $posts posts, $users users…" >&2
-psql -q -v posts="$posts" -v users="$users" -f "$shared/bench/seed.sql" "$url" >/dev/null
+bench_build_ours
+url=$(bench_database "$pg_port" "$posts" "$users")
 psql -q "$url" -c "CREATE FUNCTION bench_notify_changes() RETURNS trigger LANGUAGE plpgsql AS \$\$
     BEGIN PERFORM pg_notify('posts_server_changes', ''); RETURN NULL; END \$\$"
 
