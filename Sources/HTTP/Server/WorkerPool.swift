@@ -16,21 +16,8 @@ final class WorkerPool: Sendable {
     }
 
     private struct Queue {
-        var jobs: [Queued?] = []
-        var head = 0
+        var jobs = RingBuffer<Queued>()
         var stopping = false
-
-        mutating func pop() -> Queued? {
-            guard head < jobs.count else { return nil }
-            let job = jobs[head]
-            jobs[head] = nil
-            head += 1
-            if head == jobs.count {
-                jobs.removeAll(keepingCapacity: true)
-                head = 0
-            }
-            return job
-        }
     }
 
     private let queue = ParkingLock(Queue())
@@ -69,7 +56,7 @@ final class WorkerPool: Sendable {
         while true {
             ready.wait()
             let next: Queued?? = queue.withLock { state in
-                if let queued = state.pop() { return .some(queued) }
+                if let queued = state.jobs.popFirst() { return .some(queued) }
                 return state.stopping ? .none : .some(nil)
             }
             guard let queued = next else { return }
