@@ -3,7 +3,7 @@
 # (../shared/bench/hb-peer) in the same run, on the same freshly seeded database, plus the
 # same-run ceilings, live events, scale, memory and a soak; writes bench/RESULTS.md.
 #
-#   bench/results.sh                                                (~23 min: 15 plus the 10-min soak)
+#   bench/results.sh                                                (~26 min: 16 plus the 10-min soak)
 #   SOAK_MINUTES=2 bench/results.sh                                 (~15 min)
 #   SECS=2 ROUNDS=1 SCALE=0 SOAK_MINUTES=0 bench/results.sh        (a smoke test, ~3 min)
 #
@@ -24,11 +24,12 @@
 #             (18090/18091) are fixed and may be taken by a profiling session.
 #   soak      SOAK_MINUTES of bench/lua/mixed.lua against ours; RSS each minute; non-2xx.
 #   scale     recent50 and children at 10k and 1M posts (two databases, two instances of
-#             ours, rounds alternating), and the ratio 1M/10k.
+#             ours, SCALE_ROUNDS rounds alternating after SCALE_WARMUP s of unmeasured load
+#             on each), and the ratio 1M/10k.
 #
 # Env: SECS (10, per round), ROUNDS (2), POSTS (100000), USERS (10000), POOL (4, both
 # servers), SCALE (1; 0 skips the 1M-post section: seeding it takes ~90 s and ~2 GB),
-# SCALE_POSTS (1000000), SOAK_MINUTES (10; 0 skips), SUBSCRIBERS (1000), MEMORY_SECS (15),
+# SCALE_POSTS (1000000), SCALE_ROUNDS (3), SCALE_WARMUP (20), SOAK_MINUTES (10; 0 skips), SUBSCRIBERS (1000), MEMORY_SECS (15),
 # PG_PORT (25437), OUT (bench/RESULTS.md), SHARED (../shared).
 # Ports: ours 18080, the peer 18181, events 18082, scale 18086/18087, all on 127.0.0.1.
 # Everything it starts stops at exit; its cluster and scratch files live in one folder
@@ -39,13 +40,14 @@ cd "$(dirname "$0")/.."
 run_started=$(date +%s)
 shared=$(cd "${SHARED:-../shared}" && pwd)
 secs=${SECS:-10} rounds=${ROUNDS:-2} posts=${POSTS:-100000} users=${USERS:-10000} pool=${POOL:-4}
-scale=${SCALE:-1} scale_posts=${SCALE_POSTS:-1000000} soak_minutes=${SOAK_MINUTES:-10}
+scale=${SCALE:-1} scale_posts=${SCALE_POSTS:-1000000} scale_rounds=${SCALE_ROUNDS:-3}
+scale_warmup=${SCALE_WARMUP:-20} soak_minutes=${SOAK_MINUTES:-10}
 subscribers=${SUBSCRIBERS:-1000} memory_secs=${MEMORY_SECS:-15} pg_port=${PG_PORT:-25437}
 out=${OUT:-bench/RESULTS.md}
 ours_port=18080 peer_port=18181 events_port=18082 small_port=18086 large_port=18087
 pgbin=/usr/lib/postgresql/15/bin
 [ "$secs" -ge 1 ] && [ "$secs" -le 30 ] || { echo "SECS must be 1..30" >&2; exit 2; }
-command_line="SECS=$secs ROUNDS=$rounds POSTS=$posts USERS=$users POOL=$pool SCALE=$scale SCALE_POSTS=$scale_posts SOAK_MINUTES=$soak_minutes SUBSCRIBERS=$subscribers MEMORY_SECS=$memory_secs bench/results.sh"
+command_line="SECS=$secs ROUNDS=$rounds POSTS=$posts USERS=$users POOL=$pool SCALE=$scale SCALE_POSTS=$scale_posts SCALE_ROUNDS=$scale_rounds SCALE_WARMUP=$scale_warmup SOAK_MINUTES=$soak_minutes SUBSCRIBERS=$subscribers MEMORY_SECS=$memory_secs bench/results.sh"
 # The machine is shared: the load before and after says how quiet it was.
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 
@@ -303,8 +305,15 @@ section_scale() {
     start_ours large $large_port large; local large_pid=$started_pid
     local s
     for s in recent50 children; do
-        log "scale $s: $rounds round(s), 10k and ${scale_posts} alternating"
-        for _ in $(seq "$rounds"); do
+        # Freshly seeded, the large database's rows are in neither PostgreSQL's buffers nor
+        # the CPU's caches; a first round then measures the warming (children at 1M: about
+        # 0.8 of its later rounds). A server in use has its working set warm.
+        log "scale $s: ${scale_warmup} s warm-up on each, then $scale_rounds round(s), 10k and ${scale_posts} alternating"
+        if [ "$scale_warmup" -gt 0 ]; then
+            MAXID=10000 wrk_run "$s" $small_port 64 "$scale_warmup" >/dev/null
+            MAXID=$scale_posts wrk_run "$s" $large_port 64 "$scale_warmup" >/dev/null
+        fi
+        for _ in $(seq "$scale_rounds"); do
             record small "$s" "$(MAXID=10000 wrk_run "$s" $small_port)"
             record large "$s" "$(MAXID=$scale_posts wrk_run "$s" $large_port)"
         done
@@ -440,7 +449,7 @@ write_results() {
             echo "Skipped (SCALE=0)."
         else
             echo "Two databases seeded with shared/bench/seed.sql (10,000 and $scale_posts posts, $users users), one"
-            echo "instance of ours on each, rounds alternating."
+            echo "instance of ours on each; ${scale_warmup} s of unmeasured load on each per scenario, then $scale_rounds rounds alternating."
             echo
             echo "| scenario | 10k req/s | 10k p99 ms | $((scale_posts / 1000))k req/s | $((scale_posts / 1000))k p99 ms | errors | large/small | target | |"
             echo "|---|---:|---:|---:|---:|---:|---:|---|---|"
