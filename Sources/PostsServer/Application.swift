@@ -34,7 +34,8 @@ public final class Application: Sendable {
         let posts = PostService(pool: pool, images: images)
 
         let nudge = ChangeNudge()
-        var routes = RouteTable(pipeline: Pipeline(identity: identity, changes: nudge))
+        let limiter = configuration.rateLimitPerIP > 0 ? RateLimiter(perMinute: configuration.rateLimitPerIP) : nil
+        var routes = RouteTable(pipeline: Pipeline(identity: identity, changes: nudge, limiter: limiter))
         HealthRoutes.register(on: &routes, pool: pool)
         OpenAPIRoutes.register(on: &routes)
         AuthRoutes.register(on: &routes, auth: auth, profiles: profiles)
@@ -45,7 +46,8 @@ public final class Application: Sendable {
         CommentRoutes.register(on: &routes, comments: CommentService(pool: pool))
         feed = ChangeFeed(conninfo: databaseURL, logger: logger, nudge: nudge, keepAliveInterval: configuration.eventsKeepAlive)
         pruner = ChangePruner(pool: pool, retention: configuration.changesRetention, logger: logger)
-        ChangeRoutes.register(on: &routes, reader: ChangeReader(pool: pool), feed: feed)
+        ChangeRoutes.register(on: &routes, reader: ChangeReader(pool: pool), feed: feed,
+                              streams: configuration.maxStreamsPerIP > 0 ? StreamQuota(perClient: configuration.maxStreamsPerIP) : nil)
         let requests = RequestMetrics(forwardingTo: accessLog ?? LineAccessLog(format: configuration.logFormat))
         // The server is made from the routes, and /metrics reads its connection count.
         let madeServer = ParkingLock<Server?>(nil)
@@ -64,6 +66,7 @@ public final class Application: Sendable {
         // bounded by maxQueueWait instead (503 with Retry-After), as the pool's was.
         http.workerThreads = configuration.databasePoolSize
         http.maxConnections = configuration.maxConnections
+        http.maxRequestsPerConnection = configuration.maxRequestsPerConnection
         http.maxBodyMemory = configuration.maxBodyMemory
         http.poller = configuration.eventLoop
         adjustServer(&http)

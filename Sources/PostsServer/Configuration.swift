@@ -17,6 +17,11 @@ public struct Configuration: Sendable {
     public var databasePoolSize = 2 * ProcessInfo.processInfo.activeProcessorCount
     public var logFormat = LineLogHandler.Format.text
     public var rateLimitPerIP = 120
+    /// Requests on one connection, after which it is closed (the client opens another):
+    /// one connection cannot hold a worker's attention forever.
+    public var maxRequestsPerConnection = 10_000
+    /// Event streams open at once per client address; 0 turns the limit off.
+    public var maxStreamsPerIP = 100
     public var maxConnections = 10_000
     /// How long changes are kept for `/api/changes` and `Last-Event-ID` resumes.
     public var changesRetention: Duration = .seconds(7 * 24 * 3600)
@@ -86,6 +91,10 @@ public struct Configuration: Sendable {
         }
         configuration.rateLimitPerIP = try integer("RATE_LIMIT_IP", in: 0...1_000_000) ?? configuration.rateLimitPerIP
         configuration.maxConnections = try integer("MAX_CONNECTIONS", in: 1...1_000_000) ?? configuration.maxConnections
+        // API.md: at least 1,000 requests per connection are served.
+        configuration.maxRequestsPerConnection = try integer("MAX_REQUESTS_PER_CONNECTION", in: 1_000...100_000_000)
+            ?? configuration.maxRequestsPerConnection
+        configuration.maxStreamsPerIP = try integer("MAX_STREAMS_PER_IP", in: 0...1_000_000) ?? configuration.maxStreamsPerIP
         if let text = value("MAX_BODY_MEMORY") {
             // At least one JSON body's worth (1 MiB), or a single body could outgrow it.
             guard let bytes = parseByteSize(text), bytes >= 1 << 20 else {

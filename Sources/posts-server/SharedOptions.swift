@@ -20,6 +20,10 @@ struct SharedOptions: ParsableArguments {
     var logFormat: String?
     @Option(help: "Requests per minute per client address on auth routes and writes; 0 is off (env RATE_LIMIT_IP).")
     var rateLimitIp: Int?
+    @Option(help: "Requests on one connection before it is closed; at least 1000 (env MAX_REQUESTS_PER_CONNECTION, default 10000).")
+    var maxRequestsPerConnection: Int?
+    @Option(help: "Event streams open at once per client address; 0 is off (env MAX_STREAMS_PER_IP, default 100).")
+    var maxStreamsPerIp: Int?
     @Option(help: "How long changes are kept, e.g. 7d, 12h, 30m, 90s (env CHANGES_RETENTION, default 7d).")
     var changesRetention: String?
     @Option(help: "Open connections; past it new ones are closed at once (env MAX_CONNECTIONS, default 10000).")
@@ -43,6 +47,8 @@ struct SharedOptions: ParsableArguments {
         override("LOG_FORMAT", logFormat)
         override("RATE_LIMIT_IP", rateLimitIp.map(String.init))
         override("MAX_CONNECTIONS", maxConnections.map(String.init))
+        override("MAX_REQUESTS_PER_CONNECTION", maxRequestsPerConnection.map(String.init))
+        override("MAX_STREAMS_PER_IP", maxStreamsPerIp.map(String.init))
         override("CHANGES_RETENTION", changesRetention)
         override("MAX_BODY_MEMORY", maxBodyMemory)
         override("EVENT_LOOP", eventLoop)

@@ -53,6 +53,24 @@ import TestSupport
         #expect(client.waitForClose())
     }
 
+    /// A connection is closed after its `maxRequestsPerConnection`-th answer, which says so.
+    @Test func connection_closesAfterItsLastAllowedRequest() throws {
+        let server = try TestHTTPServer.start(configure: { $0.maxRequestsPerConnection = 3 }, routes: Self.echoRoutes)
+        defer { server.stop() }
+        let client = try RawHTTPClient(port: server.port)
+        for _ in 0..<2 {
+            let response = try client.exchange("GET /api/ping HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(response.status == 200)
+            #expect(response.header("Connection") != "close")
+        }
+        let last = try client.exchange("GET /api/ping HTTP/1.1\r\nHost: t\r\n\r\n")
+        #expect(last.status == 200)
+        #expect(last.header("Connection") == "close")
+        #expect(client.waitForClose())
+        // A new connection starts a new count.
+        #expect(try RawHTTPClient(port: server.port).exchange("GET /api/ping HTTP/1.1\r\nHost: t\r\n\r\n").status == 200)
+    }
+
     @Test func http10_closesUnlessKeepAliveAsked() throws {
         let server = try TestHTTPServer.start(routes: Self.echoRoutes)
         defer { server.stop() }

@@ -14,6 +14,8 @@ import Testing
         #expect(configuration.rateLimitPerIP == 120)
         #expect(configuration.databasePoolSize >= 2)
         #expect(configuration.maxConnections == 10_000)
+        #expect(configuration.maxRequestsPerConnection == 10_000)
+        #expect(configuration.maxStreamsPerIP == 100)
         #expect(configuration.maxBodyMemory == 64 * 1024 * 1024)
         #expect(configuration.eventLoop == PollerKind.platformDefault)
     }
@@ -22,7 +24,8 @@ import Testing
         let configuration = try Configuration.fromEnvironment([
             "DATABASE_URL": "postgres://a@b/c", "HOST": "::1", "PORT": "0", "UPLOAD_DIR": "/tmp/u",
             "AUTH_MODE": "trust", "DB_POOL_SIZE": "3", "LOG_FORMAT": "json", "RATE_LIMIT_IP": "0",
-            "MAX_CONNECTIONS": "500", "MAX_BODY_MEMORY": "2MiB",
+            "MAX_CONNECTIONS": "500", "MAX_BODY_MEMORY": "2MiB", "MAX_REQUESTS_PER_CONNECTION": "1000",
+            "MAX_STREAMS_PER_IP": "0",
         ])
         #expect(configuration.databaseURL == "postgres://a@b/c")
         #expect(configuration.host == "::1")
@@ -33,6 +36,15 @@ import Testing
         #expect(configuration.rateLimitPerIP == 0)
         #expect(configuration.maxConnections == 500)
         #expect(configuration.maxBodyMemory == 2 * 1024 * 1024)
+        #expect(configuration.maxRequestsPerConnection == 1000)
+        #expect(configuration.maxStreamsPerIP == 0)
+    }
+
+    /// API.md: at least 1,000 requests per connection are served.
+    @Test func requestsPerConnection_belowAPIsFloor_isRefused() {
+        #expect(throws: Configuration.Invalid.self) {
+            try Configuration.fromEnvironment(["MAX_REQUESTS_PER_CONNECTION": "999"])
+        }
     }
 
     @Test func byteSizes_takeBinaryUnitsOrPlainBytes() {

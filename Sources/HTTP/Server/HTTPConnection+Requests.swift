@@ -142,10 +142,12 @@ extension HTTPConnection {
     private func dispatch(body: RequestBody, closesConnection: Bool) -> Step {
         guard let request = current else { return .close }
         phase = .handling
-        if closesConnection { closeAfterWrite = true }
+        requestsDispatched += 1
+        let isLast = closesConnection || requestsDispatched >= core.configuration.maxRequestsPerConnection
+        if isLast { closeAfterWrite = true }
         return .handle(ServerCore.Exchange(head: request.head, body: body, match: request.match,
                                            remoteAddress: remoteAddress, receivedAt: request.receivedAt,
-                                           closesConnection: closesConnection))
+                                           closesConnection: isLast))
     }
 
     /// Keeps the deadline phase in step with what the parser has seen: the first byte of a

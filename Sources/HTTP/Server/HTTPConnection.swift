@@ -71,6 +71,8 @@ final class HTTPConnection: @unchecked Sendable {
     /// A final answer (not `100 Continue`) is queued: when it is out, the request is done.
     var answerQueued = false
     var closeAfterWrite = false
+    /// Requests handed to a handler so far, against `maxRequestsPerConnection`.
+    var requestsDispatched = 0
     var inputClosed = false
     var closed = false
     var outbox: [UInt8] = []

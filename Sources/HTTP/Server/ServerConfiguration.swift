@@ -24,6 +24,9 @@ public struct ServerConfiguration: Sendable {
     public var maxQueueWait: Duration = .seconds(3)
     /// Open connections; a new one past this is accepted and closed at once.
     public var maxConnections = 10_000
+    /// Requests on one connection: the answer to the last says `Connection: close`, so no
+    /// client keeps one connection (and its place in a loop) forever.
+    public var maxRequestsPerConnection = 10_000
     /// Memory for request bodies being received, all connections together; past it,
     /// reading waits (`BodyMemoryBudget`).
     public var maxBodyMemory = 64 * 1024 * 1024

@@ -6,13 +6,17 @@ enum ChangeRoutes {
     static let maxLimit = 1000
     /// API.md: a subscriber with 1 MiB waiting for it in the server is cut off.
     static let subscriberQueueLimit = 1 << 20
+    /// Seconds a client past its event streams is asked to wait: about the reconnect
+    /// delay the stream itself advises (`retry: 2000`).
+    static let retryAfterStreamLimit = 2
 
     private enum EventStart {
         case after(ChangeKey)
         case now(ChangeSnapshot)
     }
 
-    static func register(on routes: inout RouteTable, reader: ChangeReader, feed: ChangeFeed) {
+    /// `streams`: nil when `MAX_STREAMS_PER_IP` is 0.
+    static func register(on routes: inout RouteTable, reader: ChangeReader, feed: ChangeFeed, streams: StreamQuota?) {
         routes.get("/api/changes") { request, _ in
             let filter = try ChangeFilter(request.query)
             let limit = try PageRequest<KeysetCursor>(request.query, maxLimit: maxLimit, defaultLimit: 100).limit
@@ -38,7 +42,7 @@ enum ChangeRoutes {
             return answer.response()
         }
 
-        routes.get("/api/events") { request, _ in
+        routes.get("/api/events") { request, context in
             let filter = try ChangeFilter(request.query)
             // Resuming: from the last event seen (410 now, before the stream, if it is gone);
             // otherwise from the position as this answer starts.
@@ -50,7 +54,17 @@ enum ChangeRoutes {
             } else {
                 start = .now(try reader.snapshot())
             }
-            let stream = ResponseStream(queueLimit: subscriberQueueLimit) { writer in
+            var lease: StreamQuota.Lease?
+            if let streams {
+                guard let claimed = streams.claim(for: context.http.remoteAddress) else {
+                    throw HTTPError(.tooManyRequests,
+                                    message: "this address has \(streams.perClient) event streams open already",
+                                    headers: HTTPHeaders([("Retry-After", "\(retryAfterStreamLimit)")]))
+                }
+                lease = claimed
+            }
+            let stream = ResponseStream(queueLimit: subscriberQueueLimit) { [lease] writer in
+                if let lease { writer.onClose { lease.release() } }
                 writer.write(Array("retry: 2000\n\n".utf8))
                 switch start {
                 case .after(let since): feed.subscribe(writer, filter: filter, since: since)

@@ -15,11 +15,15 @@ typealias AppHandler = @Sendable (Request, inout AppContext) throws -> Response
 struct Pipeline: Sendable {
     private let stages: [any RequestStage]
 
-    init(identity: Identity, changes: ChangeNudge) {
-        stages = [
+    /// `limiter`: nil when `RATE_LIMIT_IP` is 0.
+    init(identity: Identity, changes: ChangeNudge, limiter: RateLimiter?) {
+        var stages: [any RequestStage] = []
+        if let limiter { stages.append(RateLimitStage(limiter: limiter)) }
+        stages += [
             ChangeNudgeStage(nudge: changes),
             IdentityStage(identity: identity),
         ]
+        self.stages = stages
     }
 
     /// The route's handler behind every stage, folded once at start-up.
