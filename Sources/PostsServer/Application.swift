@@ -40,7 +40,8 @@ public final class Application: Sendable {
         OpenAPIRoutes.register(on: &routes)
         AuthRoutes.register(on: &routes, auth: auth, profiles: profiles)
         ProfileRoutes.register(on: &routes, profiles: profiles)
-        PostRoutes.register(on: &routes, posts: posts, uploadDirectory: configuration.uploadDirectory)
+        PostRoutes.register(on: &routes, posts: posts, uploadDirectory: configuration.uploadDirectory,
+                            tokensOnly: configuration.authMode == .token)
         UploadRoutes.register(on: &routes, images: images)
         LikeRoutes.register(on: &routes, likes: LikeService(pool: pool))
         CommentRoutes.register(on: &routes, comments: CommentService(pool: pool))

@@ -54,7 +54,12 @@ public struct Configuration: Sendable {
 
     static func isLoopback(_ host: String) -> Bool {
         let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        return bare == "localhost" || bare == "::1" || bare.hasPrefix("127.")
+        // Numeric addresses only (and localhost): a name such as 127.example.net would
+        // pass a prefix test and resolve anywhere.
+        let octets = bare.split(separator: ".", omittingEmptySubsequences: false)
+        let isIPv4Loopback = octets.count == 4 && octets.first == "127"
+            && octets.allSatisfy { $0.count <= 3 && UInt8($0) != nil }
+        return bare == "localhost" || bare == "::1" || isIPv4Loopback
     }
 
     /// The settings the environment gives; a malformed value is an error naming its variable.

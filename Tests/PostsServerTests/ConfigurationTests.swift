@@ -97,9 +97,12 @@ import Testing
         for host in ["127.0.0.1", "localhost", "::1", "[::1]"] {
             try Configuration.fromEnvironment(["AUTH_MODE": "trust", "HOST": host]).validate()
         }
-        #expect(throws: Configuration.Invalid.self) {
-            try Configuration.fromEnvironment(["AUTH_MODE": "trust", "HOST": "0.0.0.0"]).validate()
+        for host in ["0.0.0.0", "127.example.net", "127.0.0.1.nip.io", "10.0.0.1"] {
+            #expect(throws: Configuration.Invalid.self, "\(host)") {
+                try Configuration.fromEnvironment(["AUTH_MODE": "trust", "HOST": host]).validate()
+            }
         }
+        try Configuration.fromEnvironment(["AUTH_MODE": "trust", "HOST": "127.0.0.2"]).validate()
         try Configuration.fromEnvironment(["AUTH_MODE": "trust", "HOST": "0.0.0.0", "TRUST_ANY_HOST": "1"]).validate()
         try Configuration.fromEnvironment(["HOST": "0.0.0.0"]).validate()
     }

@@ -32,6 +32,7 @@ import TestSupport
         #expect(served.status == 200 && served.body == png)
         #expect(served.header("Content-Type") == "image/png")
         #expect(served.header("Cache-Control") == "public, max-age=31536000, immutable")
+        #expect(served.header("X-Content-Type-Options") == "nosniff")
         let etag = try #require(served.header("ETag"))
         let cached = try anonymous.get(url, headers: ["If-None-Match": etag])
         #expect(cached.status == 304 && cached.body.isEmpty && cached.header("ETag") == etag)
@@ -53,6 +54,50 @@ import TestSupport
                      "/uploads/" + String(repeating: "A", count: 32) + ".jpg", "/uploads/x/y", "/uploads/"] {
             #expect(try client.get(path).status == 404, "\(path)")
         }
+    }
+
+    /// Temporary files a crashed process left are removed at start; a recent one may be a
+    /// live upload of another instance sharing the folder, and stays.
+    @Test func abandonedTemporaryFiles_areRemovedAtStart() throws {
+        let folder = NSTemporaryDirectory() + "posts-server-uploads-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let old = folder + "/.upload-00000000000000aa.part", recent = folder + "/.upload-00000000000000bb.part"
+        for path in [old, recent] { try Data("partial".utf8).write(to: URL(fileURLWithPath: path)) }
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-7200)], ofItemAtPath: old)
+        let app = try TestApplication.start { $0.uploadDirectory = folder }
+        defer { app.stop() }
+        #expect(!FileManager.default.fileExists(atPath: old))
+        #expect(FileManager.default.fileExists(atPath: recent))
+    }
+
+    /// A link with a name the server could have made, planted in the folder, is not followed.
+    @Test func aSymbolicLink_isNotServed() throws {
+        let app = try TestApplication.start()
+        defer { app.stop() }
+        let outside = NSTemporaryDirectory() + "posts-server-outside-\(UUID().uuidString).png"
+        try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3, 4]).write(to: URL(fileURLWithPath: outside))
+        defer { try? FileManager.default.removeItem(atPath: outside) }
+        let name = String(repeating: "ab", count: 16) + ".png"
+        try FileManager.default.createSymbolicLink(atPath: app.configuration.uploadDirectory + "/" + name,
+                                                   withDestinationPath: outside)
+        #expect(try APIClient(port: app.server.port).get("/uploads/" + name).status == 404)
+    }
+
+    /// In token mode a form without a bearer token is refused from its head: not one byte
+    /// of it is read or written to the folder.
+    @Test func aFormWithoutAToken_isRefusedBeforeItsBodyIsRead() throws {
+        let app = try TestApplication.start { $0.authMode = .token }
+        defer { app.stop() }
+        let client = try RawHTTPClient(port: app.server.port)
+        try client.send("""
+            POST /api/posts HTTP/1.1\r\nHost: t\r\nContent-Type: \(MultipartBody.contentType)\r\n\
+            Content-Length: 10000000\r\n\r\n
+            """)
+        let response = try client.readResponse()
+        #expect(response.status == 401)
+        #expect(response.json["error"] as? String == "unauthorized")
+        #expect(Self.files(app).isEmpty)
     }
 
     @Test func notAnImage_is415_andLeavesNoFile() throws {

@@ -16,9 +16,10 @@ public final class FileBody: Sendable {
     }
 
     /// The file at `path` if it is a regular file that can be read; nil otherwise (absent,
-    /// a directory, a device): the caller answers 404.
+    /// a directory, a device, a symbolic link): the caller answers 404. A link is never
+    /// followed, so one planted in a served folder cannot serve a file from elsewhere.
     public static func open(path: String) -> FileBody? {
-        let fd = systemOpen(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
+        let fd = systemOpen(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW)
         guard fd >= 0 else { return nil }
         var status = stat()
         guard fstat(fd, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {

@@ -29,7 +29,7 @@ struct Identity: Sendable {
         return Caller(userID: account.userID, tokenID: nil)
     }
 
-    private static func bearerToken(in authorization: String) -> String? {
+    static func bearerToken(in authorization: String) -> String? {
         let parts = authorization.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
         return parts[1].trimmingCharacters(in: .whitespaces)

@@ -2,8 +2,9 @@ import HTTP
 
 /// The posts routes of API.md, firefly's among them: HTTP in and out, SQL in `PostService`.
 enum PostRoutes {
-    static func register(on routes: inout RouteTable, posts: PostService, uploadDirectory: String) {
-        let body = postBody(uploadDirectory: uploadDirectory)
+    /// `tokensOnly`: token mode, where only a bearer token names a caller.
+    static func register(on routes: inout RouteTable, posts: PostService, uploadDirectory: String, tokensOnly: Bool) {
+        let body = postBody(uploadDirectory: uploadDirectory, tokensOnly: tokensOnly)
 
         routes.get("/api/posts") { request, context in
             let parent = try parentFilter(request.query["parent_id"])
@@ -92,12 +93,20 @@ enum PostRoutes {
     }
 
     /// JSON (up to 1 MiB) or a multipart form whose files must be images (up to 11 MiB,
-    /// streamed to the upload folder).
-    private static func postBody(uploadDirectory: String) -> BodyPolicy {
+    /// streamed to the upload folder). Every route with this body requires a caller; in
+    /// token mode a form sent without a bearer token is refused (401) before a byte of it
+    /// reaches the disk, so that nobody can fill the upload folder without signing in.
+    /// (The token itself is checked after the body, on a worker: it takes the database.)
+    private static func postBody(uploadDirectory: String, tokensOnly: Bool) -> BodyPolicy {
         let images = MultipartBodyConsumer.Policy.images(in: uploadDirectory)
         return BodyPolicy { head throws(HTTPError) -> (any BodyConsumer)? in
             let type = head.headers["Content-Type"]?.lowercased() ?? ""
-            if type.hasPrefix("multipart/") { return try MultipartBodyConsumer(head: head, policy: images) }
+            if type.hasPrefix("multipart/") {
+                if tokensOnly, head.headers["Authorization"].flatMap(Identity.bearerToken(in:)) == nil {
+                    throw HTTPError.unauthorized()
+                }
+                return try MultipartBodyConsumer(head: head, policy: images)
+            }
             return CollectingBodyConsumer(limit: Router.defaultBodyLimit)
         }
     }

@@ -6,10 +6,24 @@ import HTTP
 struct ImageStore: Sendable {
     let directory: String
 
-    /// Creates the folder if needed (the multipart consumer writes its temporary files there).
+    /// Creates the folder if needed (the multipart consumer writes its temporary files there)
+    /// and removes the temporary files a crashed process left behind.
     init(directory: String) throws {
         self.directory = directory
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        removeAbandonedUploads()
+    }
+
+    /// An upload being received is written to at least every `bodyGracePeriod` or it is cut
+    /// off (408): a temporary file untouched for an hour belongs to no live request, even of
+    /// another instance sharing the folder.
+    private func removeAbandonedUploads(olderThan age: TimeInterval = 3600) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        let cutoff = Date().addingTimeInterval(-age)
+        for name in names where name.hasPrefix(".upload-") && name.hasSuffix(".part") {
+            let attributes = try? FileManager.default.attributesOfItem(atPath: path(of: name))
+            if let modified = attributes?[.modificationDate] as? Date, modified < cutoff { unlink(path(of: name)) }
+        }
     }
 
     struct Stored: Sendable {

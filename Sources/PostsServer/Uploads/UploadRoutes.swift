@@ -15,6 +15,8 @@ enum UploadRoutes {
                 return Response(status: .notModified, headers: headers)
             }
             headers.add("Content-Type", type.contentType)
+            // The type was checked by the file's first bytes: no browser is to guess another.
+            headers.add("X-Content-Type-Options", "nosniff")
             return Response(headers: headers, body: .file(file))
         }
     }
