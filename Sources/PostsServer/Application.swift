@@ -35,7 +35,9 @@ public final class Application: Sendable {
 
         let nudge = ChangeNudge()
         let limiter = configuration.rateLimitPerIP > 0 ? RateLimiter(perMinute: configuration.rateLimitPerIP) : nil
-        var routes = RouteTable(pipeline: Pipeline(identity: identity, changes: nudge, limiter: limiter))
+        let localOriginsOnly = configuration.authMode == .trust && !configuration.trustAnyHost
+        var routes = RouteTable(pipeline: Pipeline(identity: identity, changes: nudge, limiter: limiter,
+                                                   localOriginsOnly: localOriginsOnly))
         HealthRoutes.register(on: &routes, pool: pool)
         OpenAPIRoutes.register(on: &routes)
         AuthRoutes.register(on: &routes, auth: auth, profiles: profiles)

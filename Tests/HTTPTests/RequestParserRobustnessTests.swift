@@ -79,6 +79,28 @@ import Testing
         }
     }
 
+    /// Found by scripts/fuzz (request-parser): a head at fault twice, in its request line
+    /// (no HTTP version) and in a later line (a bare LF after a folded line). Whole, it is
+    /// refused for the bare LF; in pieces, for the version, as soon as the request line
+    /// ends. Both are 400 and end the connection; which is named follows the split.
+    @Test func fuzzerFinding_twoFaultsInOneHead_failWhateverTheSplit() {
+        let input = Array("GET /T /api/p1\r\nHost: t\r\nX-A: 1\r\n  continued\r\u{01}\u{00}\n".utf8)
+        for pieceSize in [input.count, 1, 6, 13] {
+            var parser = RequestParser()
+            var failure: HTTPParseError?
+            pieces: for start in stride(from: 0, to: input.count, by: pieceSize) {
+                parser.feed(input[start..<min(start + pieceSize, input.count)])
+                do {
+                    while try parser.next() != .needMore { Issue.record("an event from a malformed head") }
+                } catch {
+                    failure = error
+                    break pieces
+                }
+            }
+            #expect(failure?.status == .badRequest, "\(pieceSize)-byte pieces: \(String(describing: failure))")
+        }
+    }
+
     @Test func randomBytes_neverTrap() {
         let seed: UInt64 = 42
         var generator = SplitMix64(state: seed)

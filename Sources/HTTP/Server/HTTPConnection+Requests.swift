@@ -99,7 +99,8 @@ extension HTTPConnection {
     func reserveBodyMemory() -> Step? {
         guard let request = current, request.consumer != nil else { return nil }
         let ticket = request.memoryTicket
-            ?? core.bodyMemory.claim(request.memoryWanted, onGrant: { [loop, id] in loop.schedule(id) })
+            ?? core.bodyMemory.claim(request.memoryWanted, client: ClientKey.of(remoteAddress),
+                                     onGrant: { [loop, id] in loop.schedule(id) })
         current?.memoryTicket = ticket
         guard ticket.isGranted else {
             if case .awaitingMemory = phase {} else { phase = .awaitingMemory(since: Self.now()) }

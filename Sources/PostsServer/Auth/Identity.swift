@@ -25,7 +25,11 @@ struct Identity: Sendable {
         guard trustsEmails, let email = request.headers["X-User-Email"] ?? Self.emailField(of: request) else {
             return nil
         }
-        let account = try accounts.findOrCreate(try EmailAddress(email))
+        // The email is the credential here: one that is not an address is a bad credential.
+        guard let address = try? EmailAddress(email) else {
+            throw HTTPError.unauthorized("X-User-Email (or the email field) is not an email address")
+        }
+        let account = try accounts.findOrCreate(address)
         return Caller(userID: account.userID, tokenID: nil)
     }
 

@@ -1,4 +1,5 @@
 import Dispatch
+import HTTP
 import Locking
 
 /// `RATE_LIMIT_IP`: token buckets per client address, shared by every route that is

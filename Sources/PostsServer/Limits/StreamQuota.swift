@@ -1,3 +1,4 @@
+import HTTP
 import Locking
 
 /// Event streams open at once per client address (`MAX_STREAMS_PER_IP`): a stream holds a

@@ -15,9 +15,10 @@ typealias AppHandler = @Sendable (Request, inout AppContext) throws -> Response
 struct Pipeline: Sendable {
     private let stages: [any RequestStage]
 
-    /// `limiter`: nil when `RATE_LIMIT_IP` is 0.
-    init(identity: Identity, changes: ChangeNudge, limiter: RateLimiter?) {
+    /// `limiter`: nil when `RATE_LIMIT_IP` is 0. `localOriginsOnly`: trust mode on loopback.
+    init(identity: Identity, changes: ChangeNudge, limiter: RateLimiter?, localOriginsOnly: Bool) {
         var stages: [any RequestStage] = []
+        if localOriginsOnly { stages.append(LocalOriginStage()) }
         if let limiter { stages.append(RateLimitStage(limiter: limiter)) }
         stages += [
             ChangeNudgeStage(nudge: changes),

@@ -7,8 +7,8 @@ import Darwin
 /// Whom a per-client limit counts a request against: an IPv4 address as it is, an IPv6
 /// address by its /64 network. A host is usually given a whole /64 and may use any address
 /// in it, so counting single IPv6 addresses would let one client multiply its limit.
-enum ClientKey {
-    static func of(_ address: String) -> String {
+public enum ClientKey {
+    public static func of(_ address: String) -> String {
         guard address.contains(":") else { return address }
         var bytes = in6_addr()
         guard inet_pton(AF_INET6, address, &bytes) == 1 else { return address }

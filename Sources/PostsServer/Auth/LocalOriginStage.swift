@@ -1,0 +1,24 @@
+import Foundation
+import HTTP
+
+/// Trust mode believes whatever email a request names, so any web page open in the
+/// developer's browser could post as anyone or wipe the database through `/api/dev/reset`
+/// (a form post needs no CORS preflight). Browsers say which page sent a request in
+/// `Origin`: one from a page not served by this machine is refused (403). Native apps and
+/// test clients send no `Origin` and are not affected. Not used in token mode, where a
+/// request needs a token a page cannot read, nor with `TRUST_ANY_HOST=1`, where the
+/// operator has chosen to serve other machines.
+struct LocalOriginStage: RequestStage {
+    func handle(_ request: Request, _ context: inout AppContext, next: AppHandler) throws -> Response {
+        if let origin = request.headers["Origin"], !Self.isLocal(origin) {
+            throw HTTPError(.forbidden, message: "trust mode takes requests from this machine's pages only, not from \(origin)")
+        }
+        return try next(request, &context)
+    }
+
+    /// `scheme://host[:port]` whose host is a loopback address or localhost.
+    static func isLocal(_ origin: String) -> Bool {
+        guard let host = URLComponents(string: origin)?.host else { return false }
+        return Configuration.isLoopback(host)
+    }
+}
