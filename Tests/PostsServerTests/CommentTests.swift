@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
+import Locking
 import PostsServer
-import Synchronization
 import Testing
 import TestSupport
 
@@ -74,7 +74,7 @@ import TestSupport
         let app = try TestApplication.start { $0.databasePoolSize = 6 }
         defer { app.stop() }
         let post = try APIClient.user("author@example.com", on: app).createPost().id
-        let created = Mutex(0)
+        let created = ParkingLock(0)
         DispatchQueue.concurrentPerform(iterations: 40) { index in
             guard let response = try? APIClient.user("user\(index % 8)@example.com", on: app)
                 .send("POST", "/api/posts/\(post)/comments", json: ["body": "comment \(index)"]), response.status == 201

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
+import Locking
 import PostsServer
-import Synchronization
 import Testing
 import TestSupport
 
@@ -131,7 +131,7 @@ import TestSupport
         for _ in 0..<15 {
             let a = try ash.createPost("a").id
             let b = try ash.createPost("b").id
-            let statuses = Mutex<[Int]>([])
+            let statuses = ParkingLock<[Int]>([])
             DispatchQueue.concurrentPerform(iterations: 2) { index in
                 let (post, parent) = index == 0 ? (a, b) : (b, a)
                 let client = try? APIClient.user("ash@example.com", on: app)
@@ -160,7 +160,7 @@ import TestSupport
         let app = try TestApplication.start { $0.databasePoolSize = 6 }
         defer { app.stop() }
         let parent = try APIClient.user("ash@example.com", on: app).createPost("parent").id
-        let created = Mutex(0)
+        let created = ParkingLock(0)
         DispatchQueue.concurrentPerform(iterations: 50) { index in
             guard let client = try? APIClient.user("user\(index % 10)@example.com", on: app),
                   let response = try? client.send("POST", "/api/posts", json: ["title": "t\(index)", "summary": "s", "body": "b",
