@@ -76,6 +76,31 @@ import TestSupport
         }
     }
 
+    /// At the server's limit of streams per address the answer is 429 with `Retry-After`:
+    /// a passing state, waited out and retried until a place is free.
+    @Test func aStreamPastTheAddressLimit_isRetried_untilAPlaceIsFree() async throws {
+        try await withDeadline {
+            let server = try ClientTestServer.start { $0.maxStreamsPerIP = 1 }
+            defer { server.stop() }
+            let ash = try await server.signedIn("ash@example.com")
+            var holder: EventStreamClient? = try EventStreamClient(port: server.app.server.port)
+            #expect(holder?.head.status == 200)
+            let start = try await ash.changesPosition()
+            _ = try await ash.createPost(draft("waited for"))
+            let patient = RetryPolicy(maxAttempts: 5, initialDelay: .milliseconds(20), maximumDelay: .milliseconds(100))
+            let first = Task {
+                var events = ash.events(since: start, reconnect: patient).makeAsyncIterator()
+                return try await events.next()
+            }
+            let refusals = #"http_requests_total{method="GET",route="/api/events",status="429"}"#
+            #expect(try MetricsProbe(port: server.app.server.port).wait(for: refusals) { $0 >= 1 })
+            holder = nil
+            let event = try #require(try await first.value)
+            #expect(event.type == .postCreated && event.post?.title == "waited for")
+            #expect(holder == nil)
+        }
+    }
+
     @Test func aServerThatStaysDown_endsTheSequence_afterTheAttemptsAreSpent() async throws {
         try await withDeadline {
             let server = try ClientTestServer.start()

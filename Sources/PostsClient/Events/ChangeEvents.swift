@@ -36,6 +36,8 @@ public struct ChangeEvents: AsyncSequence, Sendable {
         private var dropped = false
         /// The current connection answered 200: its end is a drop, not a failed attempt.
         private var established = false
+        /// The last refusal's `Retry-After`: the least wait before the next attempt.
+        private var serverWait: Duration?
 
         init(client: PostsClient, filter: ChangeFilter, lastEventID: String?, policy: RetryPolicy) {
             self.client = client
@@ -101,10 +103,13 @@ public struct ChangeEvents: AsyncSequence, Sendable {
         }
 
         /// 200 is a stream: the failures are over. Anything else is read whole and thrown,
-        /// unless it is a passing state the policy retries (503 with `Retry-After`).
+        /// unless it is a passing state the policy retries: the database away (503), a proxy
+        /// between (502, 504), or this address's streams at the server's limit (429), each
+        /// after its `Retry-After` at least.
         private mutating func accept(_ response: HTTPURLResponse) async throws {
             if response.statusCode == 200 {
                 failedAttempts = 0
+                serverWait = nil
                 established = true
                 return
             }
@@ -112,7 +117,8 @@ public struct ChangeEvents: AsyncSequence, Sendable {
             while case .bytes(let data)? = try await pieces?.next() { body += data }
             disconnect(dropped: false)
             let error = PostsAPIError(response: response, body: body)
-            guard error.status == 503 || error.status == 502 || error.status == 504 else { throw error }
+            guard [429, 502, 503, 504].contains(error.status) else { throw error }
+            serverWait = error.retryAfter
             try await failed(error)
         }
 
@@ -136,7 +142,7 @@ public struct ChangeEvents: AsyncSequence, Sendable {
             let base = parser.reconnectionTime ?? policy.initialDelay
             var wait = base
             for _ in 0..<Swift.max(failedAttempts - 1, 0) where wait < policy.maximumDelay { wait *= 2 }
-            return Swift.min(wait, policy.maximumDelay)
+            return Swift.max(Swift.min(wait, policy.maximumDelay), serverWait ?? .zero)
         }
 
         private mutating func disconnect(dropped: Bool) {
