@@ -28,7 +28,7 @@ import TestSupport
         defer { app.stop() }
         let client = try APIClient(port: app.server.port)
         let form = Array("email=victim%40example.com&title=Hello&summary=s&body=b".utf8)
-        for origin in ["http://evil.example", "https://127.0.0.1.evil.example", "null"] {
+        for origin in ["http://evil.example", "https://127.0.0.1.evil.example", "http://localhost.evil.example", "null"] {
             let post = try client.send("POST", "/api/posts", body: form, contentType: "application/x-www-form-urlencoded",
                                        headers: ["Origin": origin])
             #expect(post.status == 403 && post.json["error"] as? String == "forbidden", "\(origin)")
@@ -36,7 +36,7 @@ import TestSupport
         }
         #expect((try client.get("/api/posts/recent").json["posts"] as? [Any])?.count == 0)
         // This machine's pages, and clients that send no Origin (apps, tests), are served.
-        for origin in ["http://localhost:3000", "http://127.0.0.1:8080", "http://[::1]:5173"] {
+        for origin in ["http://localhost:3000", "http://127.0.0.1:8080", "http://[::1]:5173", "http://app.localhost:3000"] {
             let post = try client.send("POST", "/api/posts", body: form, contentType: "application/x-www-form-urlencoded",
                                        headers: ["Origin": origin])
             #expect(post.status == 201, "\(origin)")

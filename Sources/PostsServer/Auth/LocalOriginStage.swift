@@ -16,9 +16,10 @@ struct LocalOriginStage: RequestStage {
         return try next(request, &context)
     }
 
-    /// `scheme://host[:port]` whose host is a loopback address or localhost.
+    /// `scheme://host[:port]` whose host is a loopback address, localhost or a name under
+    /// it (RFC 6761: `app.localhost` is this machine too).
     static func isLocal(_ origin: String) -> Bool {
-        guard let host = URLComponents(string: origin)?.host else { return false }
-        return Configuration.isLoopback(host)
+        guard let host = URLComponents(string: origin)?.host?.lowercased() else { return false }
+        return Configuration.isLoopback(host) || host.hasSuffix(".localhost")
     }
 }

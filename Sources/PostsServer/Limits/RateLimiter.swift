@@ -9,7 +9,8 @@ final class RateLimiter: Sendable {
     let perMinute: Int
     private let shards: [ParkingLock<TokenBuckets>]
 
-    /// `maxClients`: addresses tracked at once, all shards together (about 100 bytes each).
+    /// `maxClients`: addresses tracked at once, all shards together (about 100 bytes each);
+    /// each shard holds its part, and past it a shard's newcomers share its overflow bucket.
     init(perMinute: Int, maxClients: Int = 65_536) {
         self.perMinute = perMinute
         let shardCount = 16

@@ -22,7 +22,6 @@ final class StreamQuota: Sendable {
         return granted ? Lease(quota: self, client: client) : nil
     }
 
-    func count(for address: String) -> Int { open.withLock { $0[ClientKey.of(address)] ?? 0 } }
 
     private func giveBack(_ client: String) {
         open.withLock { counts in
