@@ -5,7 +5,7 @@
 # exported here.
 # The test path's tools (NEEDS_TEST_TOOLS=1; scripts/dev needs none): Python's venv for the
 # PyPI tools (scripts/python-tools.sh) and curl for scripts/api-conformance; macOS has both.
-# NEEDS_FAULT_TOOLS=1 (scripts/faults): wrk, slowhttptest, curl and psql.
+# NEEDS_FAULT_TOOLS=1 (scripts/faults): wrk, slowhttptest, curl, psql and python3.
 # NEEDS_COMPOSE=1 (scripts/check-compose): Debian's docker-compose, to validate the file.
 if [ "$(uname -s)" = Darwin ]; then
     command -v brew >/dev/null 2>&1 || {
@@ -43,6 +43,7 @@ else
         command -v slowhttptest >/dev/null 2>&1 || missing+=(slowhttptest)
         command -v curl >/dev/null 2>&1 || missing+=(curl)
         command -v psql >/dev/null 2>&1 || missing+=(postgresql-client)
+        command -v python3 >/dev/null 2>&1 || missing+=(python3)
     fi
     if [ -n "${NEEDS_COMPOSE:-}" ]; then
         command -v docker-compose >/dev/null 2>&1 || missing+=(docker-compose)

@@ -21,10 +21,11 @@ private func outcomes<Pieces: Sequence>(of pieces: Pieces) -> [Outcome] where Pi
     }
     for piece in pieces {
         parser.feed(piece)
+        var drained = false
         for _ in 0...(2 * (piece.count + 8)) {
             do {
                 switch try parser.next() {
-                case .needMore: break
+                case .needMore: drained = true
                 case .partHead(let head): flushContent(); result.append(.head(head)); continue
                 case .partData(let bytes):
                     if bytes.isEmpty { fatalError("the parser handed out an empty piece") }
@@ -40,6 +41,7 @@ private func outcomes<Pieces: Sequence>(of pieces: Pieces) -> [Outcome] where Pi
             }
             break
         }
+        if !drained { fatalError("the parser gave more events than \(piece.count) bytes can make: it loops") }
         // Whatever it holds back is a delimiter's length or an unfinished part head.
         if parser.bufferedByteCount > 64 * 1024 { fatalError("the parser holds \(parser.bufferedByteCount) bytes") }
     }

@@ -31,12 +31,13 @@ where Pieces.Element == ArraySlice<UInt8> {
         parser.feed(piece)
         // Each event consumes input or ends a request: a bound well past that catches a
         // parser that loops without progress.
+        var drained = false
         for _ in 0...(2 * (piece.count + 8)) {
             do {
                 switch try parser.next() {
                 case .needMore:
                     parser.releaseMemoryIfDrained()
-                    break
+                    drained = true
                 case .head(let head):
                     flushBody()
                     result.append(.head(head))
@@ -59,6 +60,7 @@ where Pieces.Element == ArraySlice<UInt8> {
             }
             break
         }
+        if !drained { fatalError("the parser gave more events than \(piece.count) bytes can make: it loops") }
     }
     flushBody()
     return result
