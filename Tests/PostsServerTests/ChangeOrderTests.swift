@@ -50,7 +50,7 @@ import TestSupport
         #expect(Set(changes.last?["deleted_ids"] as? [Int] ?? []) == [root.id, middle.id, leaf.id])
     }
 
-    private final class Statuses: @unchecked Sendable {
+    final class Statuses: @unchecked Sendable {
         private let lock = NSLock()
         private var values: [String: Int] = [:]
         func set(_ name: String, _ status: Int) { lock.withLock { values[name] = status } }
@@ -58,7 +58,7 @@ import TestSupport
     }
 
     /// Polls until `count` advisory locks are waited for in this database.
-    private static func waitForWaiters(_ count: Int, on connection: PostgresConnection) throws -> Bool {
+    static func waitForWaiters(_ count: Int, on connection: PostgresConnection) throws -> Bool {
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline {
             let waiting: Int = try connection.query("""

@@ -33,7 +33,7 @@ enum AuthRoutes {
             let code = try required(fields.code, "code").trimmingCharacters(in: .whitespaces)
             let deviceID = fields.deviceID.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
             if let deviceID, deviceID.count > maxDeviceID {
-                throw HTTPError(.unprocessableEntity, message: "device_id must be at most \(maxDeviceID) characters")
+                throw APIError.invalid("device_id must be at most \(maxDeviceID) characters")
             }
             let signIn = try auth.verify(email: email, code: code, deviceID: deviceID)
             var answer = JSONObject.success()
@@ -51,22 +51,22 @@ enum AuthRoutes {
 
         routes.get("/api/me", access: .required) { _, context in
             let caller = try context.requireCaller()
-            guard let me = try profiles.me(caller.userID) else { throw HTTPError.notFound("no such user") }
+            guard let me = try profiles.me(caller.userID) else { throw APIError.notFound("no such user") }
             var user = JSONObject()
             user.add("id", caller.userID)
             user.add("email", me.email)
             var answer = JSONObject.success()
             answer.add("user", user)
-            answer.add("profile", me.profile.json)
+            answer.addRaw("profile", me.profile)
             return answer.response()
         }
     }
 }
 
 /// A field the route cannot do without: 422 naming it when absent or blank.
-func required(_ value: String?, _ name: String) throws(HTTPError) -> String {
+func required(_ value: String?, _ name: String) throws(APIError) -> String {
     guard let value, !value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-        throw HTTPError(.unprocessableEntity, message: "\(name) is required")
+        throw APIError.invalid("\(name) is required")
     }
     return value
 }

@@ -1,4 +1,3 @@
-import HTTP
 import Logging
 import Postgres
 
@@ -27,8 +26,7 @@ struct AuthService: Sendable {
             return wait
         }
         if let wait {
-            throw HTTPError(.tooManyRequests, message: "at most \(LoginCodes.maxPerHour) codes per address an hour",
-                            headers: HTTPHeaders([("Retry-After", "\(wait)")]))
+            throw APIError(.tooManyRequests, "at most \(LoginCodes.maxPerHour) codes per address an hour", retryAfter: wait)
         }
         if logsCodes { logger.info("sign-in code", metadata: ["email": "\(email)", "code": "\(code)"]) }
     }
@@ -49,7 +47,7 @@ struct AuthService: Sendable {
             let token = try tokens.issue(userID: account.userID, deviceID: deviceID, on: connection)
             return SignIn(userID: account.userID, email: email, isNewUser: account.isNew, token: token)
         }
-        guard let signIn else { throw HTTPError.unauthorized("wrong or expired code") }
+        guard let signIn else { throw APIError.unauthenticated("wrong or expired code") }
         return signIn
     }
 

@@ -33,17 +33,19 @@ struct Change: Sendable {
         out.reserveCapacity(512)
         out += #"{"seq":"#.utf8
         JSONText.appendQuoted(key.text, to: &out)
-        RowJSON.appendText(#","type":"#, row, 2, to: &out)
-        try RowJSON.appendTimestamp(#","at":"#, row, 3, to: &out)
+        out += #","type":"#.utf8
+        RowJSON.appendText(row, 2, to: &out)
+        out += #","at":"#.utf8
+        try RowJSON.appendTimestamp(row, 3, to: &out)
         // A profile's change is about no post: it has neither field.
         if type != "profile.updated" {
             out += #","post_id":"#.utf8
-            Self.appendInteger(postID, to: &out)
+            RowJSON.appendInteger(postID, to: &out)
             out += #","parent_id":"#.utf8
-            Self.appendInteger(parentID, to: &out)
+            RowJSON.appendInteger(parentID, to: &out)
         }
         out += #","user_id":"#.utf8
-        PostRows.appendInteger(userID, to: &out)
+        RowJSON.appendInteger(userID, to: &out)
         // The type's own fields: the stored object's members, after these, written as
         // compactly as the routes write theirs.
         row.withBytes(at: 9) { bytes in
@@ -69,9 +71,5 @@ struct Change: Sendable {
         out += json
         out += "\n\n".utf8
         return out
-    }
-
-    private static func appendInteger(_ value: Int64?, to out: inout [UInt8]) {
-        if let value { PostRows.appendInteger(value, to: &out) } else { out += "null".utf8 }
     }
 }

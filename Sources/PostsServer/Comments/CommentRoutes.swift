@@ -7,7 +7,7 @@ enum CommentRoutes {
         routes.get("/api/posts/:id/comments") { request, context in
             let id = try context.parameters.require("id", as: Int64.self)
             guard let page = try comments.page(of: id, PageRequest<CommentCursor>(request.query)) else {
-                throw HTTPError.notFound("no such post")
+                throw APIError.notFound("no such post")
             }
             var answer = JSONObject.success()
             answer.add("post_id", id)
@@ -23,13 +23,13 @@ enum CommentRoutes {
             let fields = try BodyFields(request)
             let body = try required(fields.string("body"), "body")
             let idempotency = try IdempotentRequest(request, caller: caller, fields: fields)
-            return try comments.add(body, to: id, by: caller, idempotency: idempotency)
+            return try comments.add(body, to: id, by: caller, idempotency: idempotency).response(as: "comment")
         }
 
         routes.delete("/api/comments/:comment_id", access: .required) { _, context in
             // A malformed id names no comment: 404, as for one that does not exist.
             guard let text = context.parameters["comment_id"], let id = UUID(uuidString: text) else {
-                throw HTTPError.notFound("no such comment")
+                throw APIError.notFound("no such comment")
             }
             try comments.delete(id, by: context.requireCaller())
             return JSONObject.success().response()

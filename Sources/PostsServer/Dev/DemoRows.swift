@@ -58,11 +58,11 @@ enum DemoRows {
                 FROM input ORDER BY k
                 RETURNING *
             )
-            INSERT INTO changes (type, post_id, parent_id, user_id, data)
-            SELECT 'post.created', p.id, p.parent_id, p.user_id, CASE WHEN p.parent_id IS NULL
-                THEN json_build_object('post', post_json(p::posts, a.username))
-                ELSE json_build_object('post', post_json(p::posts, a.username), 'parent_child_count', input.sibling_rank)
-            END FROM p JOIN input USING (id) JOIN profiles a ON a.user_id = p.user_id ORDER BY input.k
+            \(ChangeLog.record(ChangeRecord(
+                kind: .postCreated, postID: "p.id", parentID: "p.parent_id", userID: "p.user_id",
+                data: [("post", "\(unsafeSQL: PostShape.json)")],
+                omittedWhenNull: ("parent_child_count", "nullif(input.sibling_rank, 0)"),
+                source: "FROM p JOIN input USING (id) \(unsafeSQL: PostShape.authorJoin) ORDER BY input.k")))
             """)
     }
 
@@ -78,9 +78,10 @@ enum DemoRows {
             ), l AS (
                 INSERT INTO likes (post_id, user_id) SELECT post_id, user_id FROM input ORDER BY k RETURNING post_id, user_id
             )
-            INSERT INTO changes (type, post_id, parent_id, user_id, data)
-            SELECT 'like.changed', l.post_id, p.parent_id, l.user_id, json_build_object('liked', true, 'like_count', input.rank)
-            FROM l JOIN input USING (post_id, user_id) JOIN posts p ON p.id = l.post_id ORDER BY input.k
+            \(ChangeLog.record(ChangeRecord(
+                kind: .likeChanged, postID: "l.post_id", parentID: "p.parent_id", userID: "l.user_id",
+                data: [("liked", "true"), ("like_count", "input.rank")],
+                source: "FROM l JOIN input USING (post_id, user_id) JOIN posts p ON p.id = l.post_id ORDER BY input.k")))
             """)
     }
 
@@ -101,11 +102,13 @@ enum DemoRows {
                 FROM input ORDER BY k
                 RETURNING *
             )
-            INSERT INTO changes (type, post_id, parent_id, user_id, data)
-            SELECT 'comment.created', c.post_id, p.parent_id, c.user_id,
-                   json_build_object('comment', comment_json(c::comments, a), 'comment_count', input.rank)
-            FROM c JOIN input USING (id) JOIN profiles a ON a.user_id = c.user_id JOIN posts p ON p.id = c.post_id
-            ORDER BY input.k
+            \(ChangeLog.record(ChangeRecord(
+                kind: .commentCreated, postID: "c.post_id", parentID: "p.parent_id", userID: "c.user_id",
+                data: [("comment", "\(unsafeSQL: CommentShape.json)"), ("comment_count", "input.rank")],
+                source: """
+                    FROM c JOIN input USING (id) \(unsafeSQL: CommentShape.authorJoin) JOIN posts p ON p.id = c.post_id
+                    ORDER BY input.k
+                    """)))
             """)
     }
 

@@ -46,7 +46,7 @@ public struct DemoSeed: Sendable {
             try connection.query(ChangeLog.lock(posts: []))
             let existing = userCount > 0 || postCount == 0 ? [] : try Self.existingAuthors(on: connection)
             guard userCount > 0 || postCount == 0 || !existing.isEmpty else {
-                throw HTTPError(.conflict, message: "there are no users to write the posts: ask for users too")
+                throw APIError.conflict("there are no users to write the posts: ask for users too")
             }
             var random = SystemRandomNumberGenerator()
             let plan = DemoPlan(users: userCount, posts: postCount, authors: userCount > 0 ? userCount : existing.count,

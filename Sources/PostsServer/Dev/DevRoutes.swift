@@ -42,7 +42,7 @@ enum DevRoutes {
     private static func count(_ key: String, in fields: BodyFields, default value: Int, limit: Int) throws -> Int {
         guard let asked = try fields.integer(key) else { return value }
         guard (0...Int64(limit)).contains(asked) else {
-            throw HTTPError(.unprocessableEntity, message: "\(key) must be 0 to \(limit)")
+            throw APIError.invalid("\(key) must be 0 to \(limit)")
         }
         return Int(asked)
     }

@@ -13,11 +13,17 @@ struct IdempotentRequest: Sendable {
 
     static let maxKeyLength = 255
 
+    /// The answer the first request with this key got: what a retry gets again.
+    struct FirstAnswer: Sendable {
+        let status: Int
+        let body: [UInt8]
+    }
+
     /// Nil when the request sent no key; 400 for a key that is empty, too long or not text.
-    init?(_ request: Request, caller: Caller, fields: BodyFields) throws(HTTPError) {
+    init?(_ request: Request, caller: Caller, fields: BodyFields) throws(APIError) {
         guard let key = request.headers["Idempotency-Key"] else { return nil }
         guard !key.isEmpty, key.utf8.count <= Self.maxKeyLength, key.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else {
-            throw .badRequest("Idempotency-Key must be 1 to \(Self.maxKeyLength) printable ASCII characters")
+            throw .malformed("Idempotency-Key must be 1 to \(Self.maxKeyLength) printable ASCII characters")
         }
         userID = caller.userID
         self.key = key
@@ -27,13 +33,12 @@ struct IdempotentRequest: Sendable {
 
     /// The first answer when this key was used before; nil to go on and create. Holds the
     /// key (a transaction-scoped advisory lock) until the transaction ends.
-    func replay(on connection: PostgresConnection) throws -> Response? {
-        let locked: Bool = try connection.query("""
+    func replay(on connection: PostgresConnection) throws -> FirstAnswer? {
+        let locked = try connection.query("""
             SELECT pg_try_advisory_xact_lock(hashtextextended(\("idempotency:\(userID):\(key)"), 0)) AS locked
-            """).first!.decode("locked")
-        guard locked else {
-            throw HTTPError(.conflict, message: "a request with this Idempotency-Key is still running",
-                            headers: HTTPHeaders([("Retry-After", "1")]))
+            """).first?.decode("locked", as: Bool.self)
+        guard locked == true else {
+            throw APIError(.conflict, "a request with this Idempotency-Key is still running", retryAfter: 1)
         }
         guard let row = try connection.query("""
             SELECT status, response, request_hash = sha256(convert_to(\(fingerprint), 'UTF8')) AS same
@@ -41,18 +46,20 @@ struct IdempotentRequest: Sendable {
             WHERE user_id = \(userID) AND key = \(key) AND created_at > now() - interval '24 hours'
             """).first else { return nil }
         guard try row.decode("same", as: Bool.self) else {
-            throw HTTPError(.unprocessableEntity, message: "this Idempotency-Key was used with a different request")
+            throw APIError.invalid("this Idempotency-Key was used with a different request")
         }
-        let status: Int = try row.decode("status")
-        return Response.json(try row.decode("response"), status: HTTPStatus(status, status == 201 ? "Created" : "OK"))
+        return FirstAnswer(status: try row.decode("status"), body: try row.decode("response"))
     }
 
-    /// Stores the answer with the key, in the transaction that made what it announces.
-    func record(_ response: Response, on connection: PostgresConnection) throws {
+    /// Stores the answer, API.md's 201 `{"status":"success","<key>":<resource>}`, with the
+    /// key, in the transaction that made the resource.
+    func record(_ resource: [UInt8], as resourceKey: String, on connection: PostgresConnection) throws {
+        var answer = JSONObject.success()
+        answer.addRaw(resourceKey, resource)
         try connection.query("""
             INSERT INTO idempotency_keys (user_id, key, request_hash, status, response)
-            VALUES (\(userID), \(key), sha256(convert_to(\(fingerprint), 'UTF8')), \(Int32(response.status.code)),
-                    \(response.body.inlineBytes ?? []))
+            VALUES (\(userID), \(key), sha256(convert_to(\(fingerprint), 'UTF8')), \(Int32(201)),
+                    \(answer.finished))
             ON CONFLICT (user_id, key) DO UPDATE SET request_hash = excluded.request_hash, status = excluded.status,
                 response = excluded.response, created_at = now()
             """)

@@ -9,7 +9,7 @@ enum LikeRoutes {
             let handler: RouteTable.Handler = { _, context in
                 let id = try context.parameters.require("id", as: Int64.self)
                 guard let state = try likes.apply(action, post: id, by: context.requireCaller()) else {
-                    throw HTTPError.notFound("no such post")
+                    throw APIError.notFound("no such post")
                 }
                 var answer = JSONObject.success()
                 answer.add("post_id", id)
@@ -27,7 +27,7 @@ enum LikeRoutes {
         routes.get("/api/posts/:id/likes") { request, context in
             let id = try context.parameters.require("id", as: Int64.self)
             guard let likers = try likes.likers(of: id, PageRequest<KeysetCursor>(request.query)) else {
-                throw HTTPError.notFound("no such post")
+                throw APIError.notFound("no such post")
             }
             var answer = JSONObject.success()
             answer.add("post_id", id)

@@ -1,4 +1,3 @@
-import HTTP
 import Postgres
 
 /// Likes: like, unlike and toggle, each one statement (data-modifying CTEs change the like
@@ -36,7 +35,7 @@ struct LikeService: Sendable {
         // only when something changed.
         let query: SQLQuery = """
             WITH lock AS (\(ChangeLog.lock(posts: [postID]))),
-            target AS (SELECT id, parent_id, like_count FROM posts WHERE id = \(postID) AND (SELECT count(*) FROM lock) >= 0),
+            target AS (SELECT id, parent_id, like_count FROM posts WHERE id = \(postID) AND \(unsafeSQL: ChangeLog.gate)),
             del AS (\(delete)),
             ins AS (\(insert)),
             upd AS (
@@ -44,24 +43,23 @@ struct LikeService: Sendable {
                 WHERE id = (SELECT id FROM target) AND (EXISTS (SELECT 1 FROM ins) OR EXISTS (SELECT 1 FROM del))
                 RETURNING like_count, parent_id
             ),
-            recorded AS (
-                -- The parent as of now (the update's row), not as of the statement's start
-                -- (before the lock wait: a reparent may have committed since).
-                INSERT INTO changes (type, post_id, parent_id, user_id, data)
-                SELECT 'like.changed', target.id, upd.parent_id, \(user),
-                       json_build_object('liked', EXISTS (SELECT 1 FROM ins), 'like_count', upd.like_count)
-                FROM target, upd
-            )
+            -- The parent as of now (the update's row), not as of the statement's start
+            -- (before the lock wait: a reparent may have committed since).
+            recorded AS (\(ChangeLog.record(ChangeRecord(
+                kind: .likeChanged, postID: "target.id", parentID: "upd.parent_id", userID: "\(user)",
+                data: [("liked", "EXISTS (SELECT 1 FROM ins)"), ("like_count", "upd.like_count")],
+                source: "FROM target, upd"))))
             SELECT (SELECT count(*) FROM target) AS found,
                    coalesce((SELECT like_count FROM upd), (SELECT like_count FROM target)) AS like_count,
                    (SELECT count(*) FROM ins) AS inserted, (SELECT count(*) FROM del) AS deleted
             """
-        let row: PostgresRow
+        let answer: PostgresRow?
         do {
-            row = try pool.withRetriedStatement { try $0.query(query).first! }
+            answer = try pool.withRetriedStatement { try $0.query(query).first }
         } catch let error as PostgresError where error.sqlState == .foreignKeyViolation {
             return nil  // the post was deleted while we liked it
         }
+        guard let row = answer else { throw PostgresError(.decoding, details: "the like statement returned no row") }
         guard try row.decode("found", as: Int.self) == 1 else { return nil }
         let inserted = try row.decode("inserted", as: Int.self) == 1
         let deleted = try row.decode("deleted", as: Int.self) == 1
@@ -86,7 +84,7 @@ struct LikeService: Sendable {
         if let cursor = request.cursor { page.append(cursor.before(created: "l.created_at", id: "l.user_id")) }
         page.append(" ORDER BY l.created_at DESC, l.user_id DESC LIMIT \(request.limit + 1)")
         let query: SQLQuery = """
-            SELECT post.like_count, l.created_at AS liked_at, \(unsafeSQL: ProfileRows.columns)
+            SELECT post.like_count, l.created_at AS liked_at, \(unsafeSQL: ProfileShape.columns)
             FROM (SELECT id, like_count FROM posts WHERE id = \(postID)) post
             LEFT JOIN LATERAL (\(page)) l ON true
             LEFT JOIN profiles pr ON pr.user_id = l.user_id
@@ -97,7 +95,7 @@ struct LikeService: Sendable {
             guard let first = rows.first else { return nil }
             let likers = rows.filter { $0.withBytes(at: 2) { $0 != nil } }
             let (json, last) = try RowJSON.page(likers, limit: request.limit) { row, out in
-                try ProfileRows.append(row, from: 2, to: &out)
+                try ProfileShape.append(row, from: 2, to: &out)
             }
             let next = try last.map { KeysetCursor(createdAt: try $0.decode(at: 1), id: try $0.decode(at: 2)) }
             return Likers(likeCount: try first.decode(at: 0), profilesJSON: json, nextCursor: next)

@@ -13,7 +13,7 @@ struct PostDraft: Sendable {
     let aiGenerated: Bool
     let image: UploadedFile?
 
-    init(_ fields: BodyFields, image: UploadedFile?) throws(HTTPError) {
+    init(_ fields: BodyFields, image: UploadedFile?) throws(APIError) {
         title = try PostText.required(fields, "title", max: PostText.maxTitle)
         summary = try PostText.required(fields, "summary", max: PostText.maxSummary)
         body = try PostText.required(fields, "body", max: PostText.maxBody)
@@ -35,7 +35,7 @@ struct PostEdits: Sendable {
     let locationTag: String??
     let image: UploadedFile?
 
-    init(_ fields: BodyFields, image: UploadedFile?) throws(HTTPError) {
+    init(_ fields: BodyFields, image: UploadedFile?) throws(APIError) {
         title = try PostText.optional(fields, "title", max: PostText.maxTitle)
         summary = try PostText.optional(fields, "summary", max: PostText.maxSummary)
         body = try PostText.optional(fields, "body", max: PostText.maxBody)
@@ -52,48 +52,48 @@ enum PostText {
     static let maxLocationTag = 200
     static let maxTimezone = 64
 
-    static func required(_ fields: BodyFields, _ key: String, max: Int) throws(HTTPError) -> String {
+    static func required(_ fields: BodyFields, _ key: String, max: Int) throws(APIError) -> String {
         guard let text = try optional(fields, key, max: max) else {
-            throw HTTPError(.unprocessableEntity, message: "\(key) is required")
+            throw APIError.invalid("\(key) is required")
         }
         return text
     }
 
     /// The trimmed text if the field is there: 1...max characters.
-    static func optional(_ fields: BodyFields, _ key: String, max: Int) throws(HTTPError) -> String? {
+    static func optional(_ fields: BodyFields, _ key: String, max: Int) throws(APIError) -> String? {
         guard let raw = try fields.string(key) else { return nil }
         let text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         guard (1...max).contains(text.count) else {
-            throw HTTPError(.unprocessableEntity, message: "\(key) must be 1 to \(max) characters")
+            throw APIError.invalid("\(key) must be 1 to \(max) characters")
         }
         return text
     }
 
     /// A post id, or nil for none (absent, null, or an empty form value).
-    static func postID(_ fields: BodyFields, _ key: String) throws(HTTPError) -> Int64? {
+    static func postID(_ fields: BodyFields, _ key: String) throws(APIError) -> Int64? {
         guard let id = try fields.integer(key) else { return nil }
-        guard id > 0 else { throw HTTPError(.unprocessableEntity, message: "\(key) must be a post id") }
+        guard id > 0 else { throw APIError.invalid("\(key) must be a post id") }
         return id
     }
 
     /// An IANA name such as `Europe/Paris` (what iOS's `TimeZone.current.identifier` gives);
     /// `UTC` when absent.
-    static func timezone(_ fields: BodyFields) throws(HTTPError) -> String {
+    static func timezone(_ fields: BodyFields) throws(APIError) -> String {
         guard let raw = try fields.string("timezone") else { return "UTC" }
         let name = raw.trimmingCharacters(in: .whitespaces)
         if name.isEmpty { return "UTC" }
         guard name.utf8.count <= maxTimezone, TimeZone(identifier: name) != nil else {
-            throw HTTPError(.unprocessableEntity, message: "timezone must be a time zone name such as Europe/Paris")
+            throw APIError.invalid("timezone must be a time zone name such as Europe/Paris")
         }
         return name
     }
 
-    static func locationTag(_ fields: BodyFields) throws(HTTPError) -> String? {
+    static func locationTag(_ fields: BodyFields) throws(APIError) -> String? {
         guard let raw = try fields.string("location_tag") else { return nil }
         let tag = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         if tag.isEmpty { return nil }
         guard tag.count <= maxLocationTag else {
-            throw HTTPError(.unprocessableEntity, message: "location_tag must be at most \(maxLocationTag) characters")
+            throw APIError.invalid("location_tag must be at most \(maxLocationTag) characters")
         }
         return tag
     }

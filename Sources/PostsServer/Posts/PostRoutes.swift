@@ -8,7 +8,7 @@ enum PostRoutes {
 
         routes.get("/api/posts") { request, context in
             let parent = try parentFilter(request.query["parent_id"])
-            let author = try request.query["user_id"].map { text throws(HTTPError) in try queryID(text, "user_id") }
+            let author = try request.query["user_id"].map { text throws(APIError) in try queryID(text, "user_id") }
             return pageAnswer(try posts.page(parent: parent, author: author, PageRequest<KeysetCursor>(request.query), caller: context.caller))
         }
 
@@ -18,14 +18,14 @@ enum PostRoutes {
 
         routes.get("/api/posts/:id") { _, context in
             let id = try context.parameters.require("id", as: Int64.self)
-            guard let post = try posts.post(id, caller: context.caller) else { throw HTTPError.notFound("no such post") }
+            guard let post = try posts.post(id, caller: context.caller) else { throw APIError.notFound("no such post") }
             return postAnswer(post)
         }
 
         routes.get("/api/posts/:id/children") { request, context in
             let id = try context.parameters.require("id", as: Int64.self)
             guard let page = try posts.children(of: id, PageRequest<KeysetCursor>(request.query), caller: context.caller) else {
-                throw HTTPError.notFound("no such post")
+                throw APIError.notFound("no such post")
             }
             var answer = JSONObject.success()
             answer.add("post_id", id)
@@ -38,7 +38,7 @@ enum PostRoutes {
         routes.get("/api/posts/:id/ancestors") { _, context in
             let id = try context.parameters.require("id", as: Int64.self)
             guard let ancestors = try posts.ancestors(of: id, caller: context.caller) else {
-                throw HTTPError.notFound("no such post")
+                throw APIError.notFound("no such post")
             }
             var answer = JSONObject.success()
             answer.add("post_id", id)
@@ -53,7 +53,7 @@ enum PostRoutes {
                 let fields = try BodyFields(request)
                 let draft = try PostDraft(fields, image: try image(of: request))
                 let idempotency = try IdempotentRequest(request, caller: caller, fields: fields)
-                return try posts.create(draft, by: caller, idempotency: idempotency)
+                return try posts.create(draft, by: caller, idempotency: idempotency).response(as: "post")
             }
         }
 
@@ -67,7 +67,7 @@ enum PostRoutes {
         routes.post("/api/posts/update", access: .required, body: body) { request, context in
             let fields = try BodyFields(request)
             guard let id = try PostText.postID(fields, "post_id") else {
-                throw HTTPError(.unprocessableEntity, message: "post_id is required")
+                throw APIError.invalid("post_id is required")
             }
             let edits = try PostEdits(fields, image: try image(of: request))
             return postAnswer(try posts.update(id, with: edits, by: context.requireCaller()))
@@ -82,10 +82,10 @@ enum PostRoutes {
         routes.post("/api/posts/reparent", access: .required) { request, context in
             let fields = try BodyFields(request)
             guard let id = try PostText.postID(fields, "post_id") else {
-                throw HTTPError(.unprocessableEntity, message: "post_id is required")
+                throw APIError.invalid("post_id is required")
             }
             guard fields.contains("parent_id") else {
-                throw HTTPError(.unprocessableEntity, message: "parent_id is required (null moves the post to the root)")
+                throw APIError.invalid("parent_id is required (null moves the post to the root)")
             }
             let parent = try PostText.postID(fields, "parent_id")
             return postAnswer(try posts.reparent(id, under: parent, by: context.requireCaller()))
@@ -104,7 +104,7 @@ enum PostRoutes {
             let type = head.headers["Content-Type"]?.lowercased() ?? ""
             if type.hasPrefix("multipart/") {
                 let token = head.headers["Authorization"].flatMap(Identity.bearerToken(in:))
-                if tokensOnly, !(token.map(Base64URL.isToken) ?? false) { throw HTTPError.unauthorized() }
+                if tokensOnly, !(token.map(Base64URL.isToken) ?? false) { throw APIError.unauthenticated().httpError }
                 return try MultipartBodyConsumer(head: head, policy: images)
             }
             return CollectingBodyConsumer(limit: Router.defaultBodyLimit)
@@ -112,18 +112,18 @@ enum PostRoutes {
     }
 
     /// The `image` file part, if the form has one.
-    private static func image(of request: Request) throws(HTTPError) -> UploadedFile? {
+    private static func image(of request: Request) throws(APIError) -> UploadedFile? {
         request.form?.file(named: "image")
     }
 
-    private static func parentFilter(_ text: String?) throws(HTTPError) -> PostService.ParentFilter {
+    private static func parentFilter(_ text: String?) throws(APIError) -> PostService.ParentFilter {
         guard let text else { return .any }
         if text == "root" { return .root }
         return .post(try queryID(text, "parent_id"))
     }
 
-    private static func queryID(_ text: String, _ name: String) throws(HTTPError) -> Int64 {
-        guard let id = Int64(pathParameter: text) else { throw .badRequest("\(name) must be a post or user id") }
+    private static func queryID(_ text: String, _ name: String) throws(APIError) -> Int64 {
+        guard let id = Int64(pathParameter: text) else { throw .malformed("\(name) must be a post or user id") }
         return id
     }
 

@@ -1,4 +1,3 @@
-import HTTP
 import Postgres
 
 /// The posts SQL: pages, single posts, children, ancestors (reads, here) and every write
@@ -23,7 +22,7 @@ struct PostService: Sendable {
 
     /// Newest first, optionally under one parent (or at the root) and by one author.
     func page(parent: ParentFilter = .any, author: Int64? = nil, _ request: PageRequest<KeysetCursor>, caller: Caller?) throws -> Page {
-        var query: SQLQuery = "SELECT \(unsafeSQL: PostRows.columns)\(PostRows.likedByMe(caller: caller)) FROM posts p \(unsafeSQL: PostRows.authorJoin) WHERE true"
+        var query: SQLQuery = "SELECT \(unsafeSQL: PostShape.columns)\(PostShape.likedByMe(caller: caller)) FROM posts p \(unsafeSQL: PostShape.authorJoin) WHERE true"
         switch parent {
         case .any: break
         case .root: query.append(" AND p.parent_id IS NULL")
@@ -38,7 +37,7 @@ struct PostService: Sendable {
     /// The children page of a post, or nil when the post does not exist: one statement,
     /// the parent's existence and its page together (a post with no children is common).
     func children(of postID: Int64, _ request: PageRequest<KeysetCursor>, caller: Caller?) throws -> Page? {
-        var page: SQLQuery = "SELECT \(unsafeSQL: PostRows.columns)\(PostRows.likedByMe(caller: caller)) FROM posts p \(unsafeSQL: PostRows.authorJoin) WHERE p.parent_id = parent.id"
+        var page: SQLQuery = "SELECT \(unsafeSQL: PostShape.columns)\(PostShape.likedByMe(caller: caller)) FROM posts p \(unsafeSQL: PostShape.authorJoin) WHERE p.parent_id = parent.id"
         if let cursor = request.cursor { page.append(cursor.before(created: "p.created_at", id: "p.id")) }
         page.append(" ORDER BY p.created_at DESC, p.id DESC LIMIT \(request.limit + 1)")
         let query: SQLQuery = """
@@ -63,8 +62,8 @@ struct PostService: Sendable {
 
     static func post(_ id: Int64, caller: Caller?, on connection: PostgresConnection) throws -> [UInt8]? {
         try single(connection.query("""
-            SELECT \(unsafeSQL: PostRows.columns)\(PostRows.likedByMe(caller: caller))
-            FROM posts p \(unsafeSQL: PostRows.authorJoin) WHERE p.id = \(id)
+            SELECT \(unsafeSQL: PostShape.columns)\(PostShape.likedByMe(caller: caller))
+            FROM posts p \(unsafeSQL: PostShape.authorJoin) WHERE p.id = \(id)
             """), withLiked: caller != nil)
     }
 
@@ -78,14 +77,14 @@ struct PostService: Sendable {
                     SELECT up.id, up.parent_id, chain.depth + 1 FROM posts up JOIN chain ON up.id = chain.parent_id
                     WHERE chain.depth < 100000
                 )
-                SELECT \(unsafeSQL: PostRows.columns)\(PostRows.likedByMe(caller: caller)), chain.depth
-                FROM chain JOIN posts p ON p.id = chain.id \(unsafeSQL: PostRows.authorJoin)
+                SELECT \(unsafeSQL: PostShape.columns)\(PostShape.likedByMe(caller: caller)), chain.depth
+                FROM chain JOIN posts p ON p.id = chain.id \(unsafeSQL: PostShape.authorJoin)
                 ORDER BY chain.depth DESC
                 """)
             guard result.rowCount > 0 else { return nil }
             let rows = result.rows
             var out: [UInt8] = []
-            try PostRows.appendArray(rows.dropLast(), withLiked: caller != nil, to: &out)
+            try PostShape.appendArray(rows.dropLast(), withLiked: caller != nil, to: &out)
             return out
         }
     }
@@ -94,7 +93,7 @@ struct PostService: Sendable {
         guard let row = result.first else { return nil }
         var out: [UInt8] = []
         out.reserveCapacity(1024)
-        try PostRows.append(row, withLiked: withLiked, to: &out)
+        try PostShape.append(row, withLiked: withLiked, to: &out)
         return out
     }
 
@@ -103,9 +102,9 @@ struct PostService: Sendable {
         let shown = rows.prefix(limit)
         var json: [UInt8] = []
         json.reserveCapacity(shown.count * 1200 + 2)
-        try PostRows.appendArray(shown, withLiked: withLiked, to: &json)
+        try PostShape.appendArray(shown, withLiked: withLiked, to: &json)
         // Asked for one more than the page: a next cursor only when something follows.
-        let next = try rows.count > limit ? shown.last.map(PostRows.cursor(after:)) : nil
+        let next = try rows.count > limit ? shown.last.map(PostShape.cursor(after:)) : nil
         return Page(json: json, count: shown.count, nextCursor: next)
     }
 }

@@ -35,25 +35,25 @@ struct ProfilePatch: Decodable, Sendable {
     static let maxAvatarURL = 2048
 
     /// The same patch with every field checked and trimmed; 422 naming the first bad one.
-    func validated() throws(HTTPError) -> ProfilePatch {
+    func validated() throws(APIError) -> ProfilePatch {
         var patch = self
         if let username { patch.username = try Username.validate(username) }
-        patch.fullName = try fullName.map { text throws(HTTPError) in try Self.trimmed(text, "full_name", max: Self.maxFullName) }
-        patch.bio = try bio.map { text throws(HTTPError) in try Self.trimmed(text, "bio", max: Self.maxBio) }
+        patch.fullName = try fullName.map { text throws(APIError) in try Self.trimmed(text, "full_name", max: Self.maxFullName) }
+        patch.bio = try bio.map { text throws(APIError) in try Self.trimmed(text, "bio", max: Self.maxBio) }
         if case .set(let url) = avatar {
             let trimmed = url.trimmingCharacters(in: .whitespacesAndNewlines)
             guard Self.isAvatarURL(trimmed) else {
-                throw HTTPError(.unprocessableEntity, message: "avatar_url must be an http(s) URL or a path under /uploads/")
+                throw APIError.invalid("avatar_url must be an http(s) URL or a path under /uploads/")
             }
             patch.avatar = .set(trimmed)
         }
         return patch
     }
 
-    private static func trimmed(_ text: String, _ field: String, max: Int) throws(HTTPError) -> String {
+    private static func trimmed(_ text: String, _ field: String, max: Int) throws(APIError) -> String {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard trimmed.count <= max else {
-            throw HTTPError(.unprocessableEntity, message: "\(field) must be at most \(max) characters")
+            throw APIError.invalid("\(field) must be at most \(max) characters")
         }
         return trimmed
     }

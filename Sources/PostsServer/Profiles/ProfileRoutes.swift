@@ -5,7 +5,7 @@ enum ProfileRoutes {
     static func register(on routes: inout RouteTable, profiles: ProfileService) {
         routes.get("/api/profiles/:user_id") { _, context in
             let userID = try context.parameters.require("user_id", as: Int64.self)
-            guard let profile = try profiles.profile(of: userID) else { throw HTTPError.notFound("no such profile") }
+            guard let profile = try profiles.profile(of: userID) else { throw APIError.notFound("no such profile") }
             return answer(profile)
         }
 
@@ -16,9 +16,9 @@ enum ProfileRoutes {
         }
     }
 
-    private static func answer(_ profile: Profile) -> Response {
+    private static func answer(_ profile: [UInt8]) -> Response {
         var answer = JSONObject.success()
-        answer.add("profile", profile.json)
+        answer.addRaw("profile", profile)
         return answer.response()
     }
 }

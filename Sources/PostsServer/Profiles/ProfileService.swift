@@ -1,35 +1,38 @@
-import HTTP
 import Postgres
 
 /// Profiles: read one, read the caller's own with its account, change the caller's own.
+/// Profiles come back as API.md's JSON, written by `ProfileShape`.
 struct ProfileService: Sendable {
     let pool: ConnectionPool
 
-    func profile(of userID: Int64) throws -> Profile? {
+    func profile(of userID: Int64) throws -> [UInt8]? {
         try pool.withConnection { connection in
-            try connection.query("SELECT \(unsafeSQL: Profile.columns) FROM profiles WHERE user_id = \(userID)")
-                .first.map(Profile.init(row:))
+            try Self.json(connection.query("""
+                SELECT \(unsafeSQL: ProfileShape.columns) FROM profiles pr WHERE pr.user_id = \(userID)
+                """).first)
         }
     }
 
     struct Me: Sendable {
         let email: String
-        let profile: Profile
+        let profile: [UInt8]
     }
 
     func me(_ userID: Int64) throws -> Me? {
         try pool.withConnection { connection in
             guard let row = try connection.query("""
-                SELECT u.email, p.user_id, p.username, p.full_name, p.bio, p.avatar_url, p.created_at
-                FROM users u JOIN profiles p ON p.user_id = u.id WHERE u.id = \(userID)
+                SELECT \(unsafeSQL: ProfileShape.columns), u.email
+                FROM users u JOIN profiles pr ON pr.user_id = u.id WHERE u.id = \(userID)
                 """).first else { return nil }
-            return Me(email: try row.decode("email"), profile: try Profile(row: row))
+            var profile: [UInt8] = []
+            try ProfileShape.append(row, to: &profile)
+            return Me(email: try row.decode(at: ProfileShape.shape.columnCount), profile: profile)
         }
     }
 
     /// Applies a validated patch in one statement; 409 when the username is taken by
     /// someone else, whatever its case.
-    func update(_ userID: Int64, with patch: ProfilePatch) throws -> Profile {
+    func update(_ userID: Int64, with patch: ProfilePatch) throws -> [UInt8] {
         let avatarGiven: Bool
         let avatar: String?
         switch patch.avatar {
@@ -42,26 +45,32 @@ struct ProfileService: Sendable {
                 // The profile's lock before the write, and its change in the same statement.
                 try connection.query("""
                     WITH lock AS (\(ChangeLog.lock(profile: userID))),
-                    p AS (
+                    pr AS (
                         UPDATE profiles SET
                             username = coalesce(\(patch.username), username),
                             full_name = coalesce(\(patch.fullName), full_name),
                             bio = coalesce(\(patch.bio), bio),
                             avatar_url = CASE WHEN \(avatarGiven) THEN \(avatar)::text ELSE avatar_url END
-                        WHERE user_id = \(userID) AND (SELECT count(*) FROM lock) >= 0
+                        WHERE user_id = \(userID) AND \(unsafeSQL: ChangeLog.gate)
                         RETURNING *
                     ),
-                    recorded AS (
-                        INSERT INTO changes (type, user_id, data)
-                        SELECT 'profile.updated', p.user_id, json_build_object('profile', profile_json(p::profiles)) FROM p
-                    )
-                    SELECT \(unsafeSQL: Profile.columns) FROM p
+                    recorded AS (\(ChangeLog.record(ChangeRecord(
+                        kind: .profileUpdated, userID: "pr.user_id", data: [("profile", "\(unsafeSQL: ProfileShape.json)")],
+                        source: "FROM pr"))))
+                    SELECT \(unsafeSQL: ProfileShape.columns) FROM pr
                     """).first
             }
-            guard let row else { throw HTTPError.notFound("no profile for this user") }
-            return try Profile(row: row)
+            guard let profile = try Self.json(row) else { throw APIError.notFound("no profile for this user") }
+            return profile
         } catch let error as PostgresError where error.sqlState == .uniqueViolation {
-            throw HTTPError(.conflict, message: "that username is taken")
+            throw APIError.conflict("that username is taken")
         }
+    }
+
+    private static func json(_ row: PostgresRow?) throws -> [UInt8]? {
+        guard let row else { return nil }
+        var out: [UInt8] = []
+        try ProfileShape.append(row, to: &out)
+        return out
     }
 }

@@ -19,9 +19,9 @@ enum Username {
     }
 
     /// A username a user chose: 422 unless it follows the rules.
-    static func validate(_ text: String) throws(HTTPError) -> String {
+    static func validate(_ text: String) throws(APIError) -> String {
         guard lengths.contains(text.unicodeScalars.count), text.unicodeScalars.allSatisfy(isAllowed) else {
-            throw HTTPError(.unprocessableEntity, message: "username must be 3 to 30 of a-z, 0-9, _ and .")
+            throw APIError.invalid("username must be 3 to 30 of a-z, 0-9, _ and .")
         }
         return text
     }

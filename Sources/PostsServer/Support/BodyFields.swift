@@ -18,7 +18,7 @@ struct BodyFields: Sendable {
     /// True when the values came as text (forms), which is how they must then be read.
     private let fromForm: Bool
 
-    init(_ request: Request) throws(HTTPError) {
+    init(_ request: Request) throws(APIError) {
         if let form = request.form {
             values = Self.formValues(form.fields.map { ($0.name, $0.value) })
             fromForm = true
@@ -30,7 +30,7 @@ struct BodyFields: Sendable {
             fromForm = false
         case "application/x-www-form-urlencoded":
             guard let query = QueryParameters(parsing: String(decoding: request.body, as: UTF8.self)) else {
-                throw .badRequest("malformed form body")
+                throw .malformed("malformed form body")
             }
             values = Self.formValues(query.pairs.map { ($0.name, $0.value) })
             fromForm = true
@@ -38,7 +38,7 @@ struct BodyFields: Sendable {
             values = [:]
             fromForm = false
         default:
-            throw HTTPError(.unsupportedMediaType, message: "send application/json, multipart/form-data or a form")
+            throw APIError(.unsupportedMedia, "send application/json, multipart/form-data or a form")
         }
     }
 
@@ -46,30 +46,30 @@ struct BodyFields: Sendable {
 
     func isNull(_ key: String) -> Bool { values[key] == .null }
 
-    func string(_ key: String) throws(HTTPError) -> String? {
+    func string(_ key: String) throws(APIError) -> String? {
         switch values[key] {
         case nil, .null: return nil
         case .string(let text): return text
-        default: throw .badRequest("\(key) must be a string")
+        default: throw .malformed("\(key) must be a string")
         }
     }
 
     /// A whole number; from a form, its decimal text (an empty value is no value).
-    func integer(_ key: String) throws(HTTPError) -> Int64? {
+    func integer(_ key: String) throws(APIError) -> Int64? {
         switch values[key] {
         case nil, .null: return nil
         case .integer(let number): return number
         case .string(let text) where fromForm:
             let trimmed = text.trimmingCharacters(in: .whitespaces)
             if trimmed.isEmpty { return nil }
-            guard let number = Int64(trimmed) else { throw .badRequest("\(key) must be a whole number") }
+            guard let number = Int64(trimmed) else { throw .malformed("\(key) must be a whole number") }
             return number
-        default: throw .badRequest("\(key) must be a whole number")
+        default: throw .malformed("\(key) must be a whole number")
         }
     }
 
     /// true/false; from a form also 1/0, on/off, yes/no.
-    func bool(_ key: String) throws(HTTPError) -> Bool? {
+    func bool(_ key: String) throws(APIError) -> Bool? {
         switch values[key] {
         case nil, .null: return nil
         case .bool(let flag): return flag
@@ -77,9 +77,9 @@ struct BodyFields: Sendable {
             switch text.lowercased() {
             case "true", "1", "on", "yes": return true
             case "false", "0", "off", "no", "": return false
-            default: throw .badRequest("\(key) must be true or false")
+            default: throw .malformed("\(key) must be true or false")
             }
-        default: throw .badRequest("\(key) must be true or false")
+        default: throw .malformed("\(key) must be true or false")
         }
     }
 
@@ -94,9 +94,9 @@ struct BodyFields: Sendable {
         return values
     }
 
-    private static func jsonValues(_ body: [UInt8]) throws(HTTPError) -> [String: Value] {
+    private static func jsonValues(_ body: [UInt8]) throws(APIError) -> [String: Value] {
         guard let object = try? JSONDecoder().decode([String: JSONScalar].self, from: Data(body)) else {
-            throw .badRequest("the body must be a JSON object")
+            throw .malformed("the body must be a JSON object")
         }
         return object.mapValues(\.value)
     }

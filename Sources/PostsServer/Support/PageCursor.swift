@@ -6,7 +6,7 @@ import Postgres
 /// Opaque to clients (base64url bytes), so its form may change; anything this server did
 /// not hand out is 400.
 protocol PageCursor: Sendable {
-    init(_ text: String) throws(HTTPError)
+    init(_ text: String) throws(APIError)
     var text: String { get }
 }
 
@@ -20,9 +20,9 @@ struct KeysetCursor: PageCursor, Equatable {
         self.id = id
     }
 
-    init(_ text: String) throws(HTTPError) {
+    init(_ text: String) throws(APIError) {
         guard let (microseconds, id) = Base64URL.decodePair(text), id > 0,
-              PostgresTimestamp.finiteRange.contains(microseconds) else { throw .badRequest("malformed cursor") }
+              PostgresTimestamp.finiteRange.contains(microseconds) else { throw .malformed("malformed cursor") }
         createdAt = PostgresTimestamp(microsecondsSince2000: microseconds)
         self.id = id
     }
@@ -46,10 +46,10 @@ struct CommentCursor: PageCursor, Equatable {
         self.id = id
     }
 
-    init(_ text: String) throws(HTTPError) {
+    init(_ text: String) throws(APIError) {
         guard let bytes = Base64URL.decode(text), bytes.count == 24,
               case let microseconds = Int64(bigEndianBytes: bytes[0..<8]), PostgresTimestamp.finiteRange.contains(microseconds)
-        else { throw .badRequest("malformed cursor") }
+        else { throw .malformed("malformed cursor") }
         createdAt = PostgresTimestamp(microsecondsSince2000: microseconds)
         let uuidBytes = Array(bytes[8..<24])
         id = UUID(uuid: (uuidBytes[0], uuidBytes[1], uuidBytes[2], uuidBytes[3], uuidBytes[4], uuidBytes[5], uuidBytes[6],
@@ -70,16 +70,16 @@ struct PageRequest<Cursor: PageCursor>: Sendable {
     let limit: Int
     let cursor: Cursor?
 
-    init(_ query: QueryParameters, maxLimit: Int = 100, defaultLimit: Int = 50) throws(HTTPError) {
+    init(_ query: QueryParameters, maxLimit: Int = 100, defaultLimit: Int = 50) throws(APIError) {
         if let text = query["limit"] {
             guard let value = Int(text), (1...maxLimit).contains(value) else {
-                throw .badRequest("limit must be a whole number from 1 to \(maxLimit)")
+                throw .malformed("limit must be a whole number from 1 to \(maxLimit)")
             }
             limit = value
         } else {
             limit = defaultLimit
         }
-        cursor = try query["cursor"].map { text throws(HTTPError) in try Cursor(text) }
+        cursor = try query["cursor"].map { text throws(APIError) in try Cursor(text) }
     }
 }
 

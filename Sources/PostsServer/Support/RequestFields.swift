@@ -6,7 +6,7 @@ import HTTP
 /// bodies and wrong types are 400; a body type the route does not take is 415. Required
 /// fields are the handler's to check (422): decode them as optionals.
 enum RequestFields {
-    static func decode<Fields: Decodable>(_ type: Fields.Type, from request: Request) throws(HTTPError) -> Fields {
+    static func decode<Fields: Decodable>(_ type: Fields.Type, from request: Request) throws(APIError) -> Fields {
         let json: Data
         if let form = request.form {
             json = try object(from: form.fields.map { ($0.name, $0.value) })
@@ -16,21 +16,21 @@ enum RequestFields {
                 json = Data(request.body)
             case "application/x-www-form-urlencoded":
                 guard let query = QueryParameters(parsing: String(decoding: request.body, as: UTF8.self)) else {
-                    throw .badRequest("malformed form body")
+                    throw .malformed("malformed form body")
                 }
                 json = try object(from: query.pairs.map { ($0.name, $0.value) })
             case "" where request.body.isEmpty:
                 json = Data("{}".utf8)
             default:
-                throw HTTPError(.unsupportedMediaType, message: "send application/json or a form")
+                throw APIError(.unsupportedMedia, "send application/json or a form")
             }
         }
         do {
             return try JSONDecoder().decode(Fields.self, from: json)
         } catch let error as DecodingError {
-            throw .badRequest(describe(error))
+            throw .malformed(describe(error))
         } catch {
-            throw .badRequest("malformed JSON body")
+            throw .malformed("malformed JSON body")
         }
     }
 
@@ -42,10 +42,10 @@ enum RequestFields {
     }
 
     /// Form fields as a JSON object of strings; the first value of a repeated name wins.
-    private static func object(from pairs: [(String, String)]) throws(HTTPError) -> Data {
+    private static func object(from pairs: [(String, String)]) throws(APIError) -> Data {
         var fields: [String: String] = [:]
         for (name, value) in pairs where fields[name] == nil { fields[name] = value }
-        guard let data = try? JSONSerialization.data(withJSONObject: fields) else { throw .badRequest("malformed form") }
+        guard let data = try? JSONSerialization.data(withJSONObject: fields) else { throw .malformed("malformed form") }
         return data
     }
 

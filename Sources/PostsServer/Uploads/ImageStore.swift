@@ -35,13 +35,13 @@ struct ImageStore: Sendable {
     /// name, by an atomic rename of its temporary file: never half-written when served.
     func keep(_ file: UploadedFile) throws -> Stored {
         guard let type = Self.sniff(file.temporaryPath) else {
-            throw HTTPError(.unsupportedMediaType, message: "\(file.fieldName) must be a JPEG, PNG, GIF or WebP image")
+            throw APIError(.unsupportedMedia, "\(file.fieldName) must be a JPEG, PNG, GIF or WebP image")
         }
         let name = Self.randomHex(bytes: 16) + "." + type.fileExtension
         do {
             try file.keep(at: path(of: name))
         } catch {
-            throw HTTPError(.internalServerError, message: "the image could not be stored")
+            throw APIError(.failed, "the image could not be stored")
         }
         return Stored(name: name)
     }

@@ -7,7 +7,7 @@ enum UploadRoutes {
     static func register(on routes: inout RouteTable, images: ImageStore) {
         routes.get("/uploads/:name", access: .open) { request, context in
             guard let name = context.parameters["name"], let (file, type) = images.open(name) else {
-                throw HTTPError.notFound("no such upload")
+                throw APIError.notFound("no such upload")
             }
             let etag = "\"\(name)\""
             var headers = HTTPHeaders([("ETag", etag), ("Cache-Control", "public, max-age=31536000, immutable")])

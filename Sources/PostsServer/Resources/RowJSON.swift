@@ -1,26 +1,8 @@
 import HTTP
 import Postgres
 
-/// API.md's Profile written as JSON from a query's row, by column position, straight from
-/// libpq's buffers (for pages of likers and of comments, each with a profile).
-enum ProfileRows {
-    /// The select list, in the order `append` reads it; `pr` is the profiles alias.
-    static let columns = "pr.user_id, pr.username, pr.full_name, pr.bio, pr.avatar_url, pr.created_at"
-
-    /// The profile whose columns start at `first`.
-    static func append(_ row: PostgresRow, from first: Int, to out: inout [UInt8]) throws {
-        out += #"{"user_id":"#.utf8
-        PostRows.appendInteger(try row.decode(at: first, as: Int64.self), to: &out)
-        RowJSON.appendText(#","username":"#, row, first + 1, to: &out)
-        RowJSON.appendText(#","full_name":"#, row, first + 2, to: &out)
-        RowJSON.appendText(#","bio":"#, row, first + 3, to: &out)
-        RowJSON.appendText(#","avatar_url":"#, row, first + 4, to: &out)
-        try RowJSON.appendTimestamp(#","created_at":"#, row, first + 5, to: &out)
-        out.append(UInt8(ascii: "}"))
-    }
-}
-
-/// Field writers shared by the row-to-JSON writers.
+/// The value writers behind `ResourceShape` and the change feed: a column's bytes as JSON,
+/// straight from libpq's buffers.
 enum RowJSON {
     /// The rows of a page asked for with one row too many, as a JSON array of at most
     /// `limit` items, and the last item shown when more follow (for the next cursor).
@@ -37,16 +19,14 @@ enum RowJSON {
         return (json, rows.count > limit ? shown.last : nil)
     }
 
-    /// `key` then the column's text as a JSON string (or null), escaped from the raw bytes.
-    static func appendText(_ key: String, _ row: PostgresRow, _ column: Int, to out: inout [UInt8]) {
-        out += key.utf8
+    /// The column's text as a JSON string (or null), escaped from the raw bytes.
+    static func appendText(_ row: PostgresRow, _ column: Int, to out: inout [UInt8]) {
         row.withBytes(at: column) { bytes in
             if let bytes { JSONText.appendQuoted(bytes: bytes, to: &out) } else { out += "null".utf8 }
         }
     }
 
-    static func appendTimestamp(_ key: String, _ row: PostgresRow, _ column: Int, to out: inout [UInt8]) throws {
-        out += key.utf8
+    static func appendTimestamp(_ row: PostgresRow, _ column: Int, to out: inout [UInt8]) throws {
         out.append(UInt8(ascii: "\""))
         let time: PostgresTimestamp = try row.decode(at: column)
         Timestamp.append(millisecondsSince1970: time.millisecondsSince1970, to: &out)
@@ -54,8 +34,7 @@ enum RowJSON {
     }
 
     /// A uuid column as its lowercase text, `8-4-4-4-12` hex digits.
-    static func appendUUID(_ key: String, _ row: PostgresRow, _ column: Int, to out: inout [UInt8]) {
-        out += key.utf8
+    static func appendUUID(_ row: PostgresRow, _ column: Int, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         row.withBytes(at: column) { bytes in
             guard let bytes, bytes.count == 16 else { return }
@@ -69,4 +48,26 @@ enum RowJSON {
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    static func appendInteger(_ value: Int64?, to out: inout [UInt8]) {
+        if let value { appendInteger(value, to: &out) } else { out += "null".utf8 }
+    }
+
+    /// Decimal digits without making a `String`.
+    static func appendInteger(_ value: Int64, to out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                buffer[19 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[(20 - count)...]))
+        }
+    }
 }

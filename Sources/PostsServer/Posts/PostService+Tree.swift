@@ -1,0 +1,88 @@
+import Postgres
+
+/// The writes that change the tree's shape: deleting a subtree and moving a post. Each
+/// locks the posts its work depends on first (`TreeLocks`), so that it races no other
+/// write about them, and leaves the rest of the tree to everyone else.
+extension PostService {
+    /// Deletes the post and its whole subtree (likes and comments go with them by cascade);
+    /// the parent's count drops by one. Returns the ids deleted.
+    @discardableResult
+    func delete(_ id: Int64, by caller: Caller) throws -> [Int64] {
+        let (deleted, files) = try pool.withTransaction { connection -> ([Int64], [String]) in
+            _ = try owned(id, by: caller, on: connection)
+            // The subtree and its parent hold still: no child added or moved in or out, no
+            // write about any of them, until we commit (see ChangeLog).
+            try TreeLocks.lock(on: connection) {
+                var covered = try TreeLocks.subtree(of: id, on: connection)
+                if let parent = try Self.parent(of: id, on: connection) { covered.insert(parent) }
+                return covered
+            }
+            // Read again under the locks: a delete of an ancestor may have won the race.
+            let parentID = try owned(id, by: caller, on: connection).parentID
+            let subtree = try connection.query("""
+                WITH RECURSIVE subtree(id) AS (
+                    SELECT \(id)::bigint
+                    UNION ALL
+                    SELECT child.id FROM posts child JOIN subtree ON child.parent_id = subtree.id
+                )
+                DELETE FROM posts p USING subtree WHERE p.id = subtree.id RETURNING p.id, p.image_url
+                """).rows
+            let ids: [Int64] = try subtree.map { try $0.decode("id") }
+            try connection.query("""
+                WITH parent AS (
+                    UPDATE posts SET child_count = child_count - 1 WHERE id = \(parentID) RETURNING child_count
+                )
+                \(ChangeLog.record(ChangeRecord(
+                    kind: .postDeleted, postID: "\(id)", parentID: "\(parentID)::bigint", userID: "\(caller.userID)",
+                    data: [("deleted_ids", "\(PostgresArray(ids))")],
+                    omittedWhenNull: ("parent_child_count", "(SELECT child_count FROM parent)"))))
+                """)
+            return (ids, try subtree.compactMap { try $0.decode("image_url", as: String?.self) })
+        }
+        for url in files { images.remove(url: url) }
+        return deleted
+    }
+
+    /// Moves a post (and its subtree) under another parent, or to the root. A parent that is
+    /// the post itself or one of its descendants is 409. The post, both parents and the new
+    /// parent's ancestors are locked before the check: two moves that could together make
+    /// a loop (A under B's descendant, B under A's) share a lock, so the second checks
+    /// after the first has committed.
+    func reparent(_ id: Int64, under newParent: Int64?, by caller: Caller) throws -> [UInt8] {
+        try pool.withTransaction { connection -> [UInt8] in
+            _ = try owned(id, by: caller, on: connection)
+            if newParent == id { throw APIError.conflict("a post cannot be its own parent") }
+            try TreeLocks.lock(on: connection) {
+                var covered: Set<Int64> = [id]
+                if let parent = try Self.parent(of: id, on: connection) { covered.insert(parent) }
+                if let newParent { covered.formUnion(try TreeLocks.chain(from: newParent, on: connection)) }
+                return covered
+            }
+            let oldParent = try lockOwned(id, by: caller, on: connection).parentID
+            if let newParent {
+                let chain = try TreeLocks.chain(from: newParent, on: connection)
+                guard !chain.isEmpty else { throw APIError.notFound("no such parent post") }
+                if chain.contains(id) { throw APIError.conflict("the new parent is inside this post's own subtree") }
+            }
+            if oldParent != newParent {
+                try connection.query("""
+                    UPDATE posts SET child_count = child_count + (CASE WHEN id = \(newParent) THEN 1 ELSE -1 END)
+                    WHERE id = \(oldParent) OR id = \(newParent)
+                    """)
+                try connection.query("UPDATE posts SET parent_id = \(newParent) WHERE id = \(id)")
+            }
+            try connection.query(ChangeLog.record(ChangeRecord(
+                kind: .postUpdated, postID: "p.id", parentID: "p.parent_id", oldParentID: "\(oldParent)::bigint",
+                userID: "\(caller.userID)",
+                data: [("post", "\(unsafeSQL: PostShape.json)"), ("old_parent_id", "\(oldParent)::bigint")],
+                source: "FROM posts p \(unsafeSQL: PostShape.authorJoin) WHERE p.id = \(id)")))
+            guard let post = try Self.post(id, caller: caller, on: connection) else { throw APIError.notFound("no such post") }
+            return post
+        }
+    }
+
+    /// The post's parent as it is now (nil for a root, or no such post).
+    private static func parent(of id: Int64, on connection: PostgresConnection) throws -> Int64? {
+        try connection.query("SELECT parent_id FROM posts WHERE id = \(id)").first?.decode("parent_id", as: Int64?.self)
+    }
+}
