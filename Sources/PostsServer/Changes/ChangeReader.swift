@@ -20,7 +20,7 @@ struct ChangeReader: Sendable {
     /// What has committed now, for a stream that starts here.
     func snapshot() throws -> ChangeSnapshot {
         try pool.withConnection { connection in
-            let text: String = try connection.query("SELECT pg_current_snapshot()::text AS snapshot").first!.decode("snapshot")
+            let text: String = try connection.query("SELECT pg_current_snapshot()::text AS snapshot").firstRow().decode("snapshot")
             guard let snapshot = ChangeSnapshot(text) else { throw PostgresError(.decoding, details: "pg_current_snapshot() gave \(text)") }
             return snapshot
         }
@@ -29,7 +29,7 @@ struct ChangeReader: Sendable {
     static func currentPosition(on connection: PostgresConnection) throws -> ChangeKey {
         let horizon: Int64 = try connection.query("""
             SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS horizon
-            """).first!.decode("horizon")
+            """).firstRow().decode("horizon")
         return .below(horizon: horizon)
     }
 
@@ -42,7 +42,7 @@ struct ChangeReader: Sendable {
             """
         query.append(since.after)
         query.append(" ORDER BY c.txid, c.position LIMIT 1)) * 1000), 0)::bigint AS age")
-        let age: Int64 = try connection.query(query).first!.decode("age")
+        let age: Int64 = try connection.query(query).firstRow().decode("age")
         return Int(max(0, age))
     }
 
@@ -69,7 +69,7 @@ struct ChangeReader: Sendable {
             SELECT (SELECT txid::text::bigint FROM changes_pruned) AS pruned_txid,
                    (SELECT position FROM changes_pruned) AS pruned_position,
                    pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS horizon
-            """).first!
+            """).firstRow()
         guard since <= ChangeKey.below(horizon: try row.decode("horizon")) else { return false }
         guard let txid: Int64 = try row.decode("pruned_txid"), let position: Int64 = try row.decode("pruned_position") else {
             return true

@@ -30,7 +30,7 @@ struct IdempotentRequest: Sendable {
     func replay(on connection: PostgresConnection) throws -> Response? {
         let locked: Bool = try connection.query("""
             SELECT pg_try_advisory_xact_lock(hashtextextended(\("idempotency:\(userID):\(key)"), 0)) AS locked
-            """).first!.decode("locked")
+            """).firstRow().decode("locked")
         guard locked else {
             throw HTTPError(.conflict, message: "a request with this Idempotency-Key is still running",
                             headers: HTTPHeaders([("Retry-After", "1")]))
