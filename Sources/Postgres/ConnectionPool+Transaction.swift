@@ -16,34 +16,40 @@ extension ConnectionPool {
     /// the start, after a short random pause, up to `transactionAttempts` times. Such
     /// conflicts are a normal part of concurrent writes, not the client's problem. So the
     /// body should do nothing but database work, or only what is safe to repeat, and must
-    /// not keep state from a failed run.
+    /// not keep state from a failed run. The connection goes back to the pool for the
+    /// pause (another request may use it meanwhile), and the next run may get another one.
     ///
     /// Inside another `withConnection` or `withTransaction` of this pool on the same thread
     /// it uses that same connection. Inside a transaction it joins it: no BEGIN, COMMIT or
     /// retry of its own (the outer transaction's isolation level applies, and a conflict
-    /// propagates so the outer body is run again as a whole).
+    /// propagates so the outer body is run again as a whole). Inside a `withConnection`
+    /// it retries on that connection, which the outer call holds through the pause.
     ///
     /// The BEGIN costs no round trip: it goes out with the body's first statement.
     @discardableResult
     public func withTransaction<T>(isolation: IsolationLevel = .readCommitted,
                                    _ body: (PostgresConnection) throws -> T) throws -> T {
-        try withConnection { connection in
-            if connection.isInTransaction { return try body(connection) }
-            return try Self.retryingConflicts { try runTransaction(on: connection, isolation: isolation, body) }
+        if let outer = connectionOnLoan {
+            if outer.isInTransaction { return try body(outer) }
+            return try Self.retryingConflicts { try runTransaction(on: outer, isolation: isolation, body) }
+        }
+        return try Self.retryingConflicts {
+            try withConnection { try runTransaction(on: $0, isolation: isolation, body) }
         }
     }
 
-    /// Runs `body` outside a transaction, again (after the same short random pause) when it
-    /// fails with a serialization failure or a deadlock: for a write that is one statement
-    /// (data-modifying CTEs), atomic by itself, which then costs one round trip instead of
-    /// a transaction's two. The body must be safe to repeat.
+    /// Runs `body` outside a transaction, again (after the same short random pause, without
+    /// holding a connection) when it fails with a serialization failure or a deadlock: for
+    /// a write that is one statement (data-modifying CTEs), atomic by itself, which then
+    /// costs one round trip instead of a transaction's two. The body must be safe to repeat.
     @discardableResult
     public func withRetriedStatement<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
-        try withConnection { connection in
+        if let outer = connectionOnLoan {
             // Inside a transaction a conflict has aborted it: only the transaction may retry.
-            if connection.isInTransaction { return try body(connection) }
-            return try Self.retryingConflicts { try body(connection) }
+            if outer.isInTransaction { return try body(outer) }
+            return try Self.retryingConflicts { try body(outer) }
         }
+        return try Self.retryingConflicts { try withConnection(body) }
     }
 
     /// Runs `attempt` up to `transactionAttempts` times while it fails with a conflict.

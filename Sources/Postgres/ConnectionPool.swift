@@ -99,6 +99,10 @@ public final class ConnectionPool: Sendable {
         }
     }
 
+    /// The connection this thread has on loan from this pool, if it is inside one of its
+    /// `withConnection` or `withTransaction` calls.
+    var connectionOnLoan: PostgresConnection? { lent.current }
+
     /// True after a failure to reach the database, until a request gets through again.
     public var isDatabaseDown: Bool { databaseDown.load(ordering: .relaxed) }
 

@@ -71,7 +71,7 @@ public struct Migrator: Sendable {
         for migration in migrations {
             let checksum: String = try connection.query(
                 "SELECT encode(sha256(convert_to(\(migration.sql), 'UTF8')), 'hex') AS checksum"
-            ).first!.decode("checksum")
+            ).firstRow().decode("checksum")
             if let recorded = applied[migration.version] {
                 guard recorded == checksum else {
                     throw PostgresError(.migration, details: """

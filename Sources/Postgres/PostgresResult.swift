@@ -28,6 +28,16 @@ public final class PostgresResult: @unchecked Sendable {
 
     public var first: PostgresRow? { rowCount > 0 ? PostgresRow(result: self, index: 0) : nil }
 
+    /// The first row of a statement that always answers one (an aggregate, a `SELECT` of
+    /// expressions, an upsert's `RETURNING`). Answering none is a `.decoding` error, never
+    /// a crash: a trap on a request or background thread would take every connection down.
+    public func firstRow(file: String = #fileID, line: Int = #line) throws(PostgresError) -> PostgresRow {
+        guard let row = first else {
+            throw PostgresError(.decoding, details: "expected a row, got none, from: \(sql)", file: file, line: line)
+        }
+        return row
+    }
+
     fileprivate func decode<Value: PostgresDecodable>(row: Int32, column name: String, as type: Value.Type,
                                                       file: String, line: Int) throws(PostgresError) -> Value {
         guard let column = columnIndex[name] else {

@@ -64,7 +64,7 @@ enum DevCluster {
         let admin = try PostgresConnection(conninfo: cluster.conninfo(), queryTimeout: .zero)
         defer { admin.close() }
         let exists = try admin.query("SELECT count(*) AS n FROM pg_database WHERE datname = \(databaseName)")
-            .first?.decode("n", as: Int.self) ?? 0 > 0
+            .firstRow().decode("n", as: Int.self) > 0
         if !exists { try admin.execute(unsafeSQL: "CREATE DATABASE \(databaseName)") }
         return cluster
     }

@@ -17,6 +17,17 @@ import TestSupport
         #expect(try connection.query("SELECT count(*) AS n FROM posts").first!.decode("n", as: Int.self) == 0)
     }
 
+    /// A statement expected to answer a row that answers none is an error to handle (the
+    /// request fails), not a trap that takes the process and every connection down.
+    @Test func firstRow_ofAnEmptyResult_isADecodingError() throws {
+        let connection = try connect()
+        #expect(try connection.query("SELECT 1 AS one").firstRow().decode("one", as: Int.self) == 1)
+        let error = #expect(throws: PostgresError.self) {
+            try connection.query("SELECT 1 AS one WHERE false").firstRow()
+        }
+        #expect(error?.kind == .decoding)
+    }
+
     @Test func everyBindableType_roundTrips() throws {
         let connection = try connect()
         let uuid = UUID()

@@ -25,7 +25,7 @@ struct LoginCodes: Sendable {
             SELECT count(*) AS sent,
                    ceil(extract(epoch FROM min(created_at) + interval '1 hour' - now()))::int AS wait
             FROM login_codes WHERE email = \(email.value) AND created_at > now() - interval '1 hour'
-            """).first!
+            """).firstRow()
         if try recent.decode("sent", as: Int.self) >= Self.maxPerHour {
             return max(1, try recent.decode("wait", as: Int?.self) ?? 1)
         }

@@ -42,19 +42,48 @@ struct ChangeFilter: Sendable, Equatable {
         return true
     }
 
-    /// The same rules as `AND` conditions on the changes alias `c`.
-    var sql: SQLQuery {
-        var query: SQLQuery = ""
-        if let postID { query.append(" AND (c.post_id = \(postID) OR c.parent_id = \(postID))") }
-        switch parent {
-        case .post(let id)?:
-            query.append(" AND (c.parent_id = \(id) OR (c.reparented AND c.old_parent_id = \(id)))")
-        case .root?:
-            query.append(" AND ((c.post_id IS NOT NULL AND c.parent_id IS NULL) OR (c.reparented AND c.old_parent_id IS NULL))")
-        case nil:
-            break
+    /// The same rules in SQL, as disjoint branches: `AND` conditions on the changes alias
+    /// `c`, each of which one index walks in key order (see `ChangeReader.page`). A change
+    /// matches the filter exactly when it matches one branch, and never two, so the union
+    /// of the branches needs no de-duplication. (An `OR` across columns in one condition
+    /// leaves PostgreSQL no index in key order: it reads every match and sorts them.)
+    ///
+    /// The narrowest criterion drives — a post, a parent, a user, then roots — split into
+    /// its indexed alternatives; the others are checked on the rows it finds. No filter is
+    /// one branch without a condition (the primary key).
+    var branches: [SQLQuery] {
+        var criteria: [[SQLQuery]] = []
+        if let postID {
+            criteria.append(["c.post_id = \(postID)", "c.parent_id = \(postID) AND c.post_id IS DISTINCT FROM \(postID)"])
         }
-        if let userID { query.append(" AND c.user_id = \(userID)") }
+        if case .post(let id)? = parent {
+            criteria.append(["c.parent_id = \(id)",
+                             "c.reparented AND c.old_parent_id = \(id) AND c.parent_id IS DISTINCT FROM \(id)"])
+        }
+        if let userID { criteria.append(["c.user_id = \(userID)"]) }
+        if case .root? = parent {
+            // Partial indexes (0005): a btree walked for `IS NULL` does not give key order.
+            criteria.append(["c.parent_id IS NULL AND c.post_id IS NOT NULL",
+                             "c.reparented AND c.old_parent_id IS NULL AND NOT (c.parent_id IS NULL AND c.post_id IS NOT NULL)"])
+        }
+        guard let driving = criteria.first else { return [""] }
+        var checked: SQLQuery = ""
+        for alternatives in criteria.dropFirst() { checked.append(Self.anyOf(alternatives)) }
+        return driving.map { branch in
+            var query: SQLQuery = " AND (\(branch))"
+            query.append(checked)
+            return query
+        }
+    }
+
+    /// ` AND (a OR b …)`: a criterion checked on rows another index found.
+    private static func anyOf(_ alternatives: [SQLQuery]) -> SQLQuery {
+        var query: SQLQuery = " AND ("
+        for (index, alternative) in alternatives.enumerated() {
+            if index > 0 { query.append(" OR ") }
+            query.append("(\(alternative))")
+        }
+        query.append(")")
         return query
     }
 

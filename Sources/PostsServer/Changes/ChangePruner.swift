@@ -64,7 +64,7 @@ final class ChangePruner: Sendable {
         while true {
             let removed = try pool.withTransaction { connection -> Int? in
                 let turn: Bool = try connection.query(
-                    "SELECT pg_try_advisory_xact_lock(\(Self.lockKey.0), \(Self.lockKey.1)) AS turn").first!.decode("turn")
+                    "SELECT pg_try_advisory_xact_lock(\(Self.lockKey.0), \(Self.lockKey.1)) AS turn").firstRow().decode("turn")
                 guard turn else { return nil }
                 return try connection.query("""
                     WITH oldest AS (
@@ -81,7 +81,7 @@ final class ChangePruner: Sendable {
                         WHERE (changes_pruned.txid, changes_pruned.position) < (excluded.txid, excluded.position)
                     )
                     SELECT count(*) AS removed FROM gone
-                    """).first!.decode("removed")
+                    """).firstRow().decode("removed")
             }
             guard let removed, removed > 0 else { break }
             total += removed

@@ -99,9 +99,8 @@ struct CommentService: Sendable {
                     kind: .commentDeleted, postID: "upd.id", parentID: "upd.parent_id", userID: "\(caller.userID)",
                     data: [("comment_id", "\(id)"), ("comment_count", "upd.comment_count")], source: "FROM upd"))))
                 SELECT (SELECT user_id FROM target) AS author, (SELECT count(*) FROM del) AS deleted
-                """).first
+                """).firstRow()
         }
-        guard let row else { throw PostgresError(.decoding, details: "the comment delete returned no row") }
         guard let author = try row.decode("author", as: Int64?.self) else { throw APIError.notFound("no such comment") }
         guard author == caller.userID else { throw APIError.forbidden("only its author may delete a comment") }
         // Deleted by a request of its author's own an instant before this one.

@@ -31,7 +31,7 @@ public struct DemoSeed: Sendable {
     public func seedIfEmpty() throws -> Bool {
         try pool.withTransaction { connection in
             try connection.query(ChangeLog.lockTree)
-            let users: Int = try connection.query("SELECT count(*) AS n FROM users").first!.decode("n")
+            let users: Int = try connection.query("SELECT count(*) AS n FROM users").firstRow().decode("n")
             guard users == 0 else { return false }
             _ = try run(users: 5, posts: 24)
             return true

@@ -34,10 +34,10 @@ struct IdempotentRequest: Sendable {
     /// The first answer when this key was used before; nil to go on and create. Holds the
     /// key (a transaction-scoped advisory lock) until the transaction ends.
     func replay(on connection: PostgresConnection) throws -> FirstAnswer? {
-        let locked = try connection.query("""
+        let locked: Bool = try connection.query("""
             SELECT pg_try_advisory_xact_lock(hashtextextended(\("idempotency:\(userID):\(key)"), 0)) AS locked
-            """).first?.decode("locked", as: Bool.self)
-        guard locked == true else {
+            """).firstRow().decode("locked", as: Bool.self)
+        guard locked else {
             throw APIError(.conflict, "a request with this Idempotency-Key is still running", retryAfter: 1)
         }
         guard let row = try connection.query("""

@@ -53,13 +53,12 @@ struct LikeService: Sendable {
                    coalesce((SELECT like_count FROM upd), (SELECT like_count FROM target)) AS like_count,
                    (SELECT count(*) FROM ins) AS inserted, (SELECT count(*) FROM del) AS deleted
             """
-        let answer: PostgresRow?
+        let row: PostgresRow
         do {
-            answer = try pool.withRetriedStatement { try $0.query(query).first }
+            row = try pool.withRetriedStatement { try $0.query(query).firstRow() }
         } catch let error as PostgresError where error.sqlState == .foreignKeyViolation {
             return nil  // the post was deleted while we liked it
         }
-        guard let row = answer else { throw PostgresError(.decoding, details: "the like statement returned no row") }
         guard try row.decode("found", as: Int.self) == 1 else { return nil }
         let inserted = try row.decode("inserted", as: Int.self) == 1
         let deleted = try row.decode("deleted", as: Int.self) == 1
