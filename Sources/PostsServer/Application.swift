@@ -47,6 +47,9 @@ public final class Application: Sendable {
         UploadRoutes.register(on: &routes, images: images)
         LikeRoutes.register(on: &routes, likes: LikeService(pool: pool))
         CommentRoutes.register(on: &routes, comments: CommentService(pool: pool))
+        let sessions = Sessions(pool: pool, lifetimeSeconds: configuration.tokenLifetime.components.seconds)
+        AccountRoutes.register(on: &routes, sessions: sessions, export: AccountExport(pool: pool, sessions: sessions),
+                               deletion: AccountDeletion(pool: pool, images: images))
         feed = ChangeFeed(conninfo: databaseURL, logger: logger, nudge: nudge, keepAliveInterval: configuration.eventsKeepAlive)
         pruner = ChangePruner(pool: pool, retention: configuration.changesRetention, logger: logger)
         ChangeRoutes.register(on: &routes, reader: ChangeReader(pool: pool), feed: feed,

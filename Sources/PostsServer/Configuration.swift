@@ -25,6 +25,8 @@ public struct Configuration: Sendable {
     public var maxConnections = 10_000
     /// How long changes are kept for `/api/changes` and `Last-Event-ID` resumes.
     public var changesRetention: Duration = .seconds(7 * 24 * 3600)
+    /// A token unused this long stops working (API.md: `TOKEN_TTL`, sliding on last use).
+    public var tokenLifetime: Duration = .seconds(90 * 24 * 3600)
     /// A comment line goes to an event stream after this long without events (API.md: 15 s).
     public var eventsKeepAlive: Duration = .seconds(15)
     /// `posts-server dev` logs every sign-in code, so a developer needs no mailer.
@@ -113,6 +115,13 @@ public struct Configuration: Sendable {
                 throw Invalid(description: "CHANGES_RETENTION must be a duration like 7d, 12h, 30m or 90s, not \"\(text)\"")
             }
             configuration.changesRetention = retention
+        }
+        if let text = value("TOKEN_TTL") {
+            // At least two minutes: `last_used_at` is written at most once a minute.
+            guard let lifetime = parseDuration(text), lifetime >= .seconds(120) else {
+                throw Invalid(description: "TOKEN_TTL must be a duration of at least 2m, like 90d, 12h or 30m, not \"\(text)\"")
+            }
+            configuration.tokenLifetime = lifetime
         }
         if let name = value("EVENT_LOOP") {
             guard let kind = PollerKind.named(name) else { throw Invalid.unknownEventLoop(name) }

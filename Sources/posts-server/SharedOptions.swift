@@ -26,6 +26,8 @@ struct SharedOptions: ParsableArguments {
     var maxStreamsPerIp: Int?
     @Option(help: "How long changes are kept, e.g. 7d, 12h, 30m, 90s (env CHANGES_RETENTION, default 7d).")
     var changesRetention: String?
+    @Option(help: "How long an unused token keeps working, e.g. 90d, 12h (env TOKEN_TTL, default 90d).")
+    var tokenTtl: String?
     @Option(help: "Open connections; past it new ones are closed at once (env MAX_CONNECTIONS, default 10000).")
     var maxConnections: Int?
     @Option(help: "Memory for request bodies being received, e.g. 64MiB; past it reading waits (env MAX_BODY_MEMORY).")
@@ -51,6 +53,7 @@ struct SharedOptions: ParsableArguments {
         override("MAX_STREAMS_PER_IP", maxStreamsPerIp.map(String.init))
         override("CHANGES_RETENTION", changesRetention)
         override("MAX_BODY_MEMORY", maxBodyMemory)
+        override("TOKEN_TTL", tokenTtl)
         override("EVENT_LOOP", eventLoop)
         do {
             return try Configuration.fromEnvironment(environment)

@@ -38,7 +38,7 @@ struct Change: Sendable {
         out += #","at":"#.utf8
         try RowJSON.appendTimestamp(row, 3, to: &out)
         // A profile's change is about no post: it has neither field.
-        if type != "profile.updated" {
+        if !type.hasPrefix("profile.") {
             out += #","post_id":"#.utf8
             RowJSON.appendInteger(postID, to: &out)
             out += #","parent_id":"#.utf8

@@ -12,6 +12,7 @@ struct ChangeRecord: Sendable {
         case commentCreated = "comment.created"
         case commentDeleted = "comment.deleted"
         case profileUpdated = "profile.updated"
+        case profileDeleted = "profile.deleted"
     }
 
     let kind: Kind

@@ -50,7 +50,8 @@ struct CommentService: Sendable {
         let query: SQLQuery = """
             WITH lock AS (\(ChangeLog.lock(posts: [postID]))),
             post AS (
-                UPDATE posts SET comment_count = comment_count + 1 WHERE id = \(postID) AND \(unsafeSQL: ChangeLog.gate)
+                UPDATE posts SET comment_count = comment_count + 1
+                WHERE id = \(postID) AND NOT deleted AND \(unsafeSQL: ChangeLog.gate)
                 RETURNING id, parent_id, comment_count
             ),
             c AS (INSERT INTO comments (post_id, user_id, body) SELECT id, \(caller.userID), \(body) FROM post RETURNING *),
@@ -61,7 +62,10 @@ struct CommentService: Sendable {
             SELECT \(unsafeSQL: CommentShape.columns) FROM c \(unsafeSQL: CommentShape.authorJoin)
             """
         let insert = { (connection: PostgresConnection) throws -> [UInt8] in
-            guard let row = try connection.query(query).first else { throw APIError.notFound("no such post") }
+            guard let row = try connection.query(query).first else {
+                if try PostService.isTombstone(postID, on: connection) { throw PostService.tombstoneGone }
+                throw APIError.notFound("no such post")
+            }
             var comment: [UInt8] = []
             try CommentShape.append(row, to: &comment)
             return comment

@@ -31,7 +31,7 @@ public struct DemoSeed: Sendable {
     public func seedIfEmpty() throws -> Bool {
         try pool.withTransaction { connection in
             try connection.query(ChangeLog.lockTree)
-            let users: Int = try connection.query("SELECT count(*) AS n FROM users").firstRow().decode("n")
+            let users: Int = try connection.query("SELECT count(*) AS n FROM users WHERE email <> \(ReservedUser.email)").firstRow().decode("n")
             guard users == 0 else { return false }
             _ = try run(users: 5, posts: 24)
             return true
@@ -77,7 +77,9 @@ public struct DemoSeed: Sendable {
     }
 
     private static func existingAuthors(on connection: PostgresConnection) throws -> [Int64] {
-        try connection.query("SELECT user_id FROM profiles ORDER BY user_id DESC LIMIT 100").rows
+        try connection.query("""
+            SELECT user_id FROM profiles WHERE username <> \(ReservedUser.username) ORDER BY user_id DESC LIMIT 100
+            """).rows
             .map { try $0.decode("user_id") }
     }
 

@@ -29,13 +29,14 @@ struct LikeService: Sendable {
             """
         let insert: SQLQuery = action == .unlike ? "SELECT NULL::bigint AS post_id WHERE false" : """
             INSERT INTO likes (post_id, user_id) SELECT id, \(user) FROM target WHERE NOT EXISTS (SELECT 1 FROM del)
+            AND NOT target.deleted
             ON CONFLICT DO NOTHING RETURNING post_id
             """
         // The post's lock comes before any write (see ChangeLog); the change is recorded
         // only when something changed.
         let query: SQLQuery = """
             WITH lock AS (\(ChangeLog.lock(posts: [postID]))),
-            target AS (SELECT id, parent_id, like_count FROM posts WHERE id = \(postID) AND \(unsafeSQL: ChangeLog.gate)),
+            target AS (SELECT id, parent_id, like_count, deleted FROM posts WHERE id = \(postID) AND \(unsafeSQL: ChangeLog.gate)),
             del AS (\(delete)),
             ins AS (\(insert)),
             upd AS (
@@ -49,7 +50,7 @@ struct LikeService: Sendable {
                 kind: .likeChanged, postID: "target.id", parentID: "upd.parent_id", userID: "\(user)",
                 data: [("liked", "EXISTS (SELECT 1 FROM ins)"), ("like_count", "upd.like_count")],
                 source: "FROM target, upd"))))
-            SELECT (SELECT count(*) FROM target) AS found,
+            SELECT (SELECT count(*) FROM target) AS found, coalesce((SELECT deleted FROM target), false) AS tombstone,
                    coalesce((SELECT like_count FROM upd), (SELECT like_count FROM target)) AS like_count,
                    (SELECT count(*) FROM ins) AS inserted, (SELECT count(*) FROM del) AS deleted
             """
@@ -60,6 +61,10 @@ struct LikeService: Sendable {
             return nil  // the post was deleted while we liked it
         }
         guard try row.decode("found", as: Int.self) == 1 else { return nil }
+        // A tombstone may lose a like, never gain one (API.md): a toggle that would like it is refused too.
+        if try row.decode("tombstone", as: Bool.self), action != .unlike, try row.decode("deleted", as: Int.self) == 0 {
+            throw PostService.tombstoneGone
+        }
         let inserted = try row.decode("inserted", as: Int.self) == 1
         let deleted = try row.decode("deleted", as: Int.self) == 1
         let liked = switch action {

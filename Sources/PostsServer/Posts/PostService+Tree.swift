@@ -62,6 +62,7 @@ extension PostService {
             if let newParent {
                 let chain = try TreeLocks.chain(from: newParent, on: connection)
                 guard !chain.isEmpty else { throw APIError.notFound("no such parent post") }
+                if try Self.isTombstone(newParent, on: connection) { throw Self.tombstoneGone }
                 if chain.contains(id) { throw APIError.conflict("the new parent is inside this post's own subtree") }
             }
             if oldParent != newParent {

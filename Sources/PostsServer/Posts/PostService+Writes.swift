@@ -33,7 +33,8 @@ extension PostService {
         let query: SQLQuery = """
             WITH lock AS (\(ChangeLog.lock(posts: [parentID]))),
             parent AS (
-                UPDATE posts SET child_count = child_count + 1 WHERE id = \(parentID) AND \(unsafeSQL: ChangeLog.gate)
+                UPDATE posts SET child_count = child_count + 1
+                WHERE id = \(parentID) AND NOT deleted AND \(unsafeSQL: ChangeLog.gate)
                 RETURNING id, child_count
             ), p AS (
                 INSERT INTO posts (user_id, parent_id, title, summary, body, image_url, timezone, location_tag, ai_generated)
@@ -49,9 +50,19 @@ extension PostService {
             SELECT \(unsafeSQL: PostShape.columns), false AS liked_by_me FROM p \(unsafeSQL: PostShape.authorJoin)
             """
         guard let post = try Self.single(Self.insertingUnderParent(query, on: connection), withLiked: true) else {
+            if let parentID, try Self.isTombstone(parentID, on: connection) { throw Self.tombstoneGone }
             throw APIError.notFound("no such parent post")
         }
         return post
+    }
+
+    /// API.md: a tombstone (a post kept from a deleted account) cannot be edited, liked,
+    /// commented on or posted under.
+    static let tombstoneGone = APIError(.gone, "this post was removed with its author's account")
+
+    /// Whether the post is a tombstone; false when there is no such post.
+    static func isTombstone(_ id: Int64, on connection: PostgresConnection) throws -> Bool {
+        try connection.query("SELECT deleted FROM posts WHERE id = \(id)").first?.decode("deleted", as: Bool.self) ?? false
     }
 
     /// The insert, where a parent deleted between our update of it and the insert's own
@@ -109,7 +120,7 @@ extension PostService {
     /// The post, read without a lock (no write, so no xid yet: see ChangeLog): 404 if there
     /// is none, 403 if it is another's.
     func owned(_ id: Int64, by caller: Caller, on connection: PostgresConnection) throws -> OwnedPost {
-        try checkOwner(connection.query("SELECT user_id, parent_id, image_url FROM posts WHERE id = \(id)").first, caller)
+        try checkOwner(connection.query("SELECT user_id, parent_id, image_url, deleted FROM posts WHERE id = \(id)").first, caller)
     }
 
     struct OwnedPost {
@@ -119,12 +130,15 @@ extension PostService {
 
     /// Locks the post's row for this transaction: 404 if there is none, 403 if it is another's.
     func lockOwned(_ id: Int64, by caller: Caller, on connection: PostgresConnection) throws -> OwnedPost {
-        try checkOwner(connection.query("SELECT user_id, parent_id, image_url FROM posts WHERE id = \(id) FOR UPDATE").first,
-                       caller)
+        try checkOwner(connection.query("""
+            SELECT user_id, parent_id, image_url, deleted FROM posts WHERE id = \(id) FOR UPDATE
+            """).first, caller)
     }
 
+    /// 404 for no post, 410 for a tombstone, 403 for another's.
     private func checkOwner(_ row: PostgresRow?, _ caller: Caller) throws -> OwnedPost {
         guard let row else { throw APIError.notFound("no such post") }
+        if try row.decode("deleted", as: Bool.self) { throw Self.tombstoneGone }
         guard try row.decode("user_id", as: Int64.self) == caller.userID else {
             throw APIError.forbidden("only the post's author may change it")
         }

@@ -19,6 +19,7 @@ enum PostShape {
         ResourceField("child_count", "p.child_count", .count),
         ResourceField("like_count", "p.like_count", .count),
         ResourceField("comment_count", "p.comment_count", .count),
+        ResourceField("deleted", "p.deleted", .flag),
     ])
 
     static let columns = shape.selectList()

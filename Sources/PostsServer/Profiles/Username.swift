@@ -1,8 +1,9 @@
-import HTTP
-
 /// API.md's usernames: 3..30 of `[a-z0-9_.]`, unique ignoring case.
 enum Username {
     static let lengths = 3...30
+
+    /// Names no one may take: the reserved user's (`ReservedUser`).
+    static let reserved: Set<String> = [ReservedUser.username]
 
     /// The base a new user's username is made from: the email's local part, lowercased,
     /// reduced to the allowed characters, padded to 3 and cut to leave room for a suffix.
@@ -15,7 +16,7 @@ enum Username {
 
     /// The candidates tried in order: the base, then the base with 2, 3, … appended.
     static func candidates(from base: String, count: Int = 20) -> [String] {
-        [base] + (2...count).map { "\(base)\($0)" }
+        ([base] + (2...count).map { "\(base)\($0)" }).filter { !reserved.contains($0) }
     }
 
     /// A username a user chose: 422 unless it follows the rules.
@@ -23,6 +24,7 @@ enum Username {
         guard lengths.contains(text.unicodeScalars.count), text.unicodeScalars.allSatisfy(isAllowed) else {
             throw APIError.invalid("username must be 3 to 30 of a-z, 0-9, _ and .")
         }
+        guard !reserved.contains(text.lowercased()) else { throw APIError.conflict("that username is taken") }
         return text
     }
 
