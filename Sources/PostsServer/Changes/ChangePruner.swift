@@ -7,8 +7,12 @@ import Synchronization
 /// one instance at a time (a transaction-scoped advisory try-lock: whoever holds it prunes,
 /// the others skip this round). The highest key removed is kept, so that a cursor from
 /// before it is told 410 rather than silently missing changes.
+///
+/// Each round then runs the `UpkeepPruner` (codes, mail, tokens, idempotency keys): one
+/// background thread for all the pruning an instance does.
 final class ChangePruner: Sendable {
     private let pool: ConnectionPool
+    let upkeep: UpkeepPruner
     private let retention: Duration
     private let interval: Duration
     private let logger: Logger
@@ -25,6 +29,7 @@ final class ChangePruner: Sendable {
 
     init(pool: ConnectionPool, retention: Duration, interval: Duration = .seconds(30), logger: Logger) {
         self.pool = pool
+        upkeep = UpkeepPruner(pool: pool)
         self.retention = retention
         self.interval = interval
         self.logger = logger
@@ -38,6 +43,12 @@ final class ChangePruner: Sendable {
                     try pruneOnce()
                 } catch {
                     logger.warning("pruning changes failed; trying again later", metadata: ["error": "\(error)"])
+                }
+                do {
+                    try upkeep.pruneOnce()
+                } catch {
+                    logger.warning("pruning codes, mail, tokens or idempotency keys failed; trying again later",
+                                   metadata: ["error": "\(error)"])
                 }
                 _ = wake.wait(timeout: .now() + .milliseconds(Int(interval.components.seconds * 1000)))
             }

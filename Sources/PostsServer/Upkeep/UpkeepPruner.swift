@@ -1,0 +1,71 @@
+import Postgres
+
+/// Deletes what sign-in, mail, sessions and retries leave behind once it is of no use, so
+/// that no table grows for ever and no code or credential rests in the database longer
+/// than it must (API.md "Sign-in mail": expired codes, outbox rows and Idempotency-Key rows
+/// older than 24 h go "at least hourly"; it runs with every round of the `ChangePruner`).
+///
+/// In short batches, each one statement on its own (no transaction held across them, the
+/// connection back to the pool in between), found through an index, oldest first. Rows
+/// locked by a request at that moment (a code being checked) are skipped, not waited for:
+/// the next round takes them. Several instances may run it at once; they skip each other's
+/// rows the same way.
+struct UpkeepPruner: Sendable {
+    let pool: ConnectionPool
+
+    /// Rows one statement deletes at most: a few milliseconds of work.
+    static let batch = 1000
+
+    /// One kind of leftover: which rows of `table` are past their retention, and the
+    /// indexed column that finds the oldest first.
+    struct Rule: Sendable {
+        let table: String
+        let expired: SQLQuery
+        let oldestFirst: String
+
+        /// Up to `batch` of them: picked and locked through the index, then deleted by
+        /// their row addresses (a join back on the key would read the whole table).
+        var deleteBatch: SQLQuery {
+            """
+            DELETE FROM \(unsafeSQL: table) WHERE ctid = ANY(ARRAY(
+                SELECT ctid FROM \(unsafeSQL: table) WHERE \(expired)
+                ORDER BY \(unsafeSQL: oldestFirst) LIMIT \(UpkeepPruner.batch) FOR UPDATE SKIP LOCKED))
+            """
+        }
+    }
+
+    /// TOKEN_TTL's default: a token unused this long is deleted.
+    static let tokenLifetimeDays: Int32 = 90
+
+    /// The retention of each (CHANGELOG.md lists them for operators).
+    static let rules: [Rule] = [
+        // A code lives 10 minutes, but the send-code limit counts an address's codes of the
+        // last hour, used or not: they stay that long.
+        Rule(table: "login_codes", expired: "created_at < now() - interval '1 hour' AND expires_at < now()",
+             oldestFirst: "created_at"),
+        // API.md: outbox rows older than 24 h, sent or not (the code in one is long dead).
+        Rule(table: "outbox", expired: "created_at < now() - interval '24 hours'", oldestFirst: "created_at"),
+        // API.md: a key answers its first answer again within 24 hours, not after.
+        Rule(table: "idempotency_keys", expired: "created_at < now() - interval '24 hours'", oldestFirst: "created_at"),
+        // A revoked token is 401 whether its row exists or not.
+        Rule(table: "tokens", expired: "revoked_at IS NOT NULL", oldestFirst: "revoked_at"),
+        // API.md "Sessions": a token expires after TOKEN_TTL (90 days) without use.
+        Rule(table: "tokens",
+             expired: "revoked_at IS NULL AND last_used_at < now() - make_interval(days => \(tokenLifetimeDays))",
+             oldestFirst: "last_used_at"),
+    ]
+
+    /// Runs every rule until it finds fewer than a batch; returns the rows removed per table.
+    @discardableResult
+    func pruneOnce() throws -> [String: Int] {
+        var removed: [String: Int] = [:]
+        for rule in Self.rules {
+            while true {
+                let count = try pool.withRetriedStatement { try $0.query(rule.deleteBatch).affectedRows }
+                removed[rule.table, default: 0] += count
+                if count < Self.batch { break }
+            }
+        }
+        return removed
+    }
+}
