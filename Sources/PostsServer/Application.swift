@@ -24,7 +24,7 @@ public final class Application: Sendable {
         pool = ConnectionPool(ConnectionPool.Configuration(conninfo: databaseURL, size: configuration.databasePoolSize))
 
         let accounts = Accounts(pool: pool)
-        let tokens = Tokens(pool: pool)
+        let tokens = Tokens(pool: pool, lifetimeSeconds: configuration.tokenLifetime.components.seconds)
         let outbox = Outbox(pool: pool)
         let profiles = ProfileService(pool: pool)
         let auth = AuthService(pool: pool, accounts: accounts, tokens: tokens, outbox: outbox,
@@ -51,7 +51,8 @@ public final class Application: Sendable {
         AccountRoutes.register(on: &routes, sessions: sessions, export: AccountExport(pool: pool, sessions: sessions),
                                deletion: AccountDeletion(pool: pool, images: images))
         feed = ChangeFeed(conninfo: databaseURL, logger: logger, nudge: nudge, keepAliveInterval: configuration.eventsKeepAlive)
-        pruner = ChangePruner(pool: pool, retention: configuration.changesRetention, logger: logger)
+        pruner = ChangePruner(pool: pool, retention: configuration.changesRetention,
+                              tokenLifetime: configuration.tokenLifetime, logger: logger)
         ChangeRoutes.register(on: &routes, reader: ChangeReader(pool: pool), feed: feed,
                               streams: configuration.maxStreamsPerIP > 0 ? StreamQuota(perClient: configuration.maxStreamsPerIP) : nil)
         let requests = RequestMetrics(forwardingTo: accessLog ?? LineAccessLog(format: configuration.logFormat))

@@ -5,6 +5,8 @@ import Postgres
 /// SHA-256 (computed by PostgreSQL), so the table never holds a usable credential.
 struct Tokens: Sendable {
     let pool: ConnectionPool
+    /// `TOKEN_TTL`: a token unused this long is dead (401, like a revoked one).
+    var lifetimeSeconds: Int64 = 90 * 24 * 3600
 
     /// A new token's text: 32 bytes from the system's CSPRNG (getrandom), base64url, no padding.
     static func generate() -> String {
@@ -23,15 +25,17 @@ struct Tokens: Sendable {
         return token
     }
 
-    /// The caller a token stands for, or nil when it was never issued or is revoked. On the
-    /// path of every authenticated request: one lookup in the token_hash index, and a write
-    /// of `last_used_at` at most once a minute per token.
+    /// The caller a token stands for, or nil when it was never issued, is revoked or has
+    /// not been used for `lifetimeSeconds` (the lifetime slides with each use). On the path
+    /// of every authenticated request: one lookup in the token_hash index, and a write of
+    /// `last_used_at` at most once a minute per token.
     func caller(presenting token: String) throws -> Caller? {
         guard Base64URL.isToken(token) else { return nil }
         return try pool.withConnection { connection -> Caller? in
             guard let row = try connection.query("""
                 SELECT id, user_id, last_used_at < now() - interval '1 minute' AS stale
                 FROM tokens WHERE token_hash = sha256(convert_to(\(token), 'UTF8')) AND revoked_at IS NULL
+                AND last_used_at > now() - make_interval(secs => \(Double(lifetimeSeconds)))
                 """).first else { return nil }
             let caller = Caller(userID: try row.decode("user_id"), tokenID: try row.decode("id"))
             if try row.decode("stale", as: Bool.self), let tokenID = caller.tokenID {

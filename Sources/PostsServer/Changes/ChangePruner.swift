@@ -27,9 +27,10 @@ final class ChangePruner: Sendable {
     /// holds back every instance's delivery (see `ChangeLog`).
     private static let batch = 5000
 
-    init(pool: ConnectionPool, retention: Duration, interval: Duration = .seconds(30), logger: Logger) {
+    init(pool: ConnectionPool, retention: Duration, tokenLifetime: Duration = .seconds(90 * 24 * 3600),
+         interval: Duration = .seconds(30), logger: Logger) {
         self.pool = pool
-        upkeep = UpkeepPruner(pool: pool)
+        upkeep = UpkeepPruner(pool: pool, tokenLifetimeSeconds: tokenLifetime.components.seconds)
         self.retention = retention
         self.interval = interval
         self.logger = logger

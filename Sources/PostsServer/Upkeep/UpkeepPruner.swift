@@ -12,6 +12,8 @@ import Postgres
 /// rows the same way.
 struct UpkeepPruner: Sendable {
     let pool: ConnectionPool
+    /// `TOKEN_TTL`: a token unused this long is dead, and its row goes.
+    let tokenLifetimeSeconds: Int64
 
     /// Rows one statement deletes at most: a few milliseconds of work.
     static let batch = 1000
@@ -34,11 +36,8 @@ struct UpkeepPruner: Sendable {
         }
     }
 
-    /// TOKEN_TTL's default: a token unused this long is deleted.
-    static let tokenLifetimeDays: Int32 = 90
-
     /// The retention of each (CHANGELOG.md lists them for operators).
-    static let rules: [Rule] = [
+    var rules: [Rule] { [
         // A code lives 10 minutes, but the send-code limit counts an address's codes of the
         // last hour, used or not: they stay that long.
         Rule(table: "login_codes", expired: "created_at < now() - interval '1 hour' AND expires_at < now()",
@@ -49,17 +48,17 @@ struct UpkeepPruner: Sendable {
         Rule(table: "idempotency_keys", expired: "created_at < now() - interval '24 hours'", oldestFirst: "created_at"),
         // A revoked token is 401 whether its row exists or not.
         Rule(table: "tokens", expired: "revoked_at IS NOT NULL", oldestFirst: "revoked_at"),
-        // API.md "Sessions": a token expires after TOKEN_TTL (90 days) without use.
+        // API.md "Sessions": a token expires after TOKEN_TTL (90 days by default) without use.
         Rule(table: "tokens",
-             expired: "revoked_at IS NULL AND last_used_at < now() - make_interval(days => \(tokenLifetimeDays))",
+             expired: "revoked_at IS NULL AND last_used_at < now() - make_interval(secs => \(Double(tokenLifetimeSeconds)))",
              oldestFirst: "last_used_at"),
-    ]
+    ] }
 
     /// Runs every rule until it finds fewer than a batch; returns the rows removed per table.
     @discardableResult
     func pruneOnce() throws -> [String: Int] {
         var removed: [String: Int] = [:]
-        for rule in Self.rules {
+        for rule in rules {
             while true {
                 let count = try pool.withRetriedStatement { try $0.query(rule.deleteBatch).affectedRows }
                 removed[rule.table, default: 0] += count

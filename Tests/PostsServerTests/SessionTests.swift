@@ -1,0 +1,114 @@
+import Foundation
+import Postgres
+import PostsServer
+import Testing
+import TestSupport
+
+/// Sessions, `TOKEN_TTL` and the export (API.md "Sessions and the account"), in token mode.
+@Suite struct SessionTests {
+    private static func client(_ token: String, _ app: Application) throws -> APIClient {
+        let client = try APIClient(port: app.server.port)
+        client.headers["Authorization"] = "Bearer \(token)"
+        return client
+    }
+
+    private static func signIn(_ email: String, device: String, in app: Application) throws -> APIClient {
+        let anonymous = try APIClient(port: app.server.port)
+        #expect(try anonymous.send("POST", "/api/auth/send-code", json: ["email": email]).status == 200)
+        let verified = try anonymous.send("POST", "/api/auth/verify-code", json: [
+            "email": email, "code": try AuthTests.latestCode(for: email, in: app), "device_id": device,
+        ])
+        return try client(try #require(verified.json["token"] as? String), app)
+    }
+
+    @Test func sessions_areListedWithoutSecrets_andRevokedOneByOneOrAllButThisOne() throws {
+        let app = try TestApplication.start { $0.authMode = .token }
+        defer { app.stop() }
+        let phone = try Self.signIn("ash@example.com", device: "phone", in: app)
+        let tablet = try Self.signIn("ash@example.com", device: "tablet", in: app)
+        _ = try Self.signIn("blair@example.com", device: "other", in: app)
+
+        let listed = try phone.get("/api/me/sessions")
+        #expect(listed.status == 200)
+        let sessions = try #require(listed.json["sessions"] as? [[String: Any]])
+        #expect(sessions.map { $0["device_id"] as? String } == ["tablet", "phone"])
+        #expect(sessions.map { $0["current"] as? Bool } == [false, true])
+        #expect(Set(sessions[0].keys) == ["id", "device_id", "created_at", "last_used_at", "current"])
+        let tabletID = try #require(sessions[0]["id"] as? Int)
+
+        #expect(try phone.send("DELETE", "/api/me/sessions/\(tabletID)").status == 200)
+        #expect(try tablet.get("/api/me").status == 401)
+        #expect(try phone.send("DELETE", "/api/me/sessions/\(tabletID)").status == 404)
+        let blairsID = try app.pool.withConnection { connection in
+            try connection.query("SELECT t.id FROM tokens t JOIN users u ON u.id = t.user_id WHERE u.email = 'blair@example.com'")
+                .firstRow().decode("id", as: Int64.self)
+        }
+        #expect(try phone.send("DELETE", "/api/me/sessions/\(blairsID)").status == 404)
+
+        let laptop = try Self.signIn("ash@example.com", device: "laptop", in: app)
+        let watch = try Self.signIn("ash@example.com", device: "watch", in: app)
+        let revoked = try laptop.send("DELETE", "/api/me/sessions")
+        #expect(revoked.status == 200 && revoked.json["revoked"] as? Int == 2)
+        #expect(try phone.get("/api/me").status == 401 && watch.get("/api/me").status == 401)
+        #expect(try laptop.get("/api/me").status == 200)
+        #expect((try laptop.get("/api/me/sessions").json["sessions"] as? [Any])?.count == 1)
+    }
+
+    @Test func aTokenUnusedForItsLifetime_is401_andUseKeepsItAlive() throws {
+        let app = try TestApplication.start {
+            $0.authMode = .token
+            $0.tokenLifetime = .seconds(300)
+        }
+        defer { app.stop() }
+        let used = try Self.signIn("ash@example.com", device: "used", in: app)
+        let idle = try Self.signIn("ash@example.com", device: "idle", in: app)
+        try app.pool.withConnection { connection in
+            try connection.query("""
+                UPDATE tokens SET last_used_at = now() - CASE device_id WHEN 'idle' THEN interval '301 seconds'
+                                                                          ELSE interval '200 seconds' END
+                """)
+        }
+        #expect(try idle.get("/api/me").status == 401)
+        #expect(try used.get("/api/me").status == 200)
+        // That use moved its clock: it is still alive where the first 300 s would have ended.
+        let lastUsed = try app.pool.withConnection { connection in
+            try connection.query("SELECT extract(epoch FROM now() - last_used_at)::int AS age FROM tokens WHERE device_id = 'used'")
+                .firstRow().decode("age", as: Int.self)
+        }
+        #expect(lastUsed < 10)
+        #expect((try used.get("/api/me/sessions").json["sessions"] as? [[String: Any]])?.map { $0["device_id"] as? String }
+                    == ["used"])
+    }
+
+    @Test func export_isOneDocumentOfEverything_streamedFromDisk() throws {
+        let app = try TestApplication.start { $0.authMode = .token }
+        defer { app.stop() }
+        let ash = try Self.signIn("ash@example.com", device: "phone", in: app)
+        let ashID = try #require((try ash.get("/api/me").json["user"] as? [String: Any])?["id"] as? Int)
+        let post = try #require(try ash.send("POST", "/api/posts", json: ["title": "t", "summary": "s", "body": "b"])
+            .json["post"] as? [String: Any])
+        #expect(try ash.send("PUT", "/api/posts/\(post.id)/like").status == 200)
+        #expect(try ash.send("POST", "/api/posts/\(post.id)/comments", json: ["body": "hi"]).status == 201)
+        // More posts than a page of the export, written straight to the table.
+        try app.pool.withConnection { connection in
+            try connection.query("""
+                INSERT INTO posts (user_id, title, summary, body)
+                SELECT \(Int64(ashID)), 'bulk ' || n, 's', 'b' FROM generate_series(1, 1234) AS n
+                """)
+        }
+
+        let export = try ash.get("/api/me/export")
+        #expect(export.status == 200)
+        #expect(export.header("Content-Disposition")?.hasPrefix("attachment") == true)
+        let document = export.json
+        #expect((document["user"] as? [String: Any])?["email"] as? String == "ash@example.com")
+        #expect((document["profile"] as? [String: Any])?["user_id"] as? Int == ashID)
+        #expect((document["sessions"] as? [[String: Any]])?.first?["device_id"] as? String == "phone")
+        let posts = try #require(document["posts"] as? [[String: Any]])
+        #expect(posts.count == 1235 && Set(posts.map(\.id)).count == 1235)
+        #expect((document["comments"] as? [[String: Any]])?.first?["body"] as? String == "hi")
+        #expect(document["likes"] as? [Int] == [post.id])
+        for empty in ["follows", "blocks", "reports", "notifications"] { #expect((document[empty] as? [Any])?.isEmpty == true) }
+        #expect(document["token"] == nil && !export.text.contains("token_hash"))
+    }
+}
