@@ -24,6 +24,12 @@ public struct Post: Codable, Sendable, Equatable, Hashable, Identifiable {
     public let commentCount: Int
     /// Present only on answers to a signed-in request (never in changes).
     public let likedByMe: Bool?
+    /// True for a tombstone: the post of a deleted account kept because others posted
+    /// under it (title `[deleted]`, no text, no image). Nil from servers before it existed.
+    public let deleted: Bool?
+
+    /// Whether this is a tombstone (see `deleted`): show it as removed, offer no actions.
+    public var isTombstone: Bool { deleted ?? false }
 
     enum CodingKeys: String, CodingKey {
         case id
@@ -40,12 +46,13 @@ public struct Post: Codable, Sendable, Equatable, Hashable, Identifiable {
         case likeCount = "like_count"
         case commentCount = "comment_count"
         case likedByMe = "liked_by_me"
+        case deleted
     }
 
     public init(id: Int, userID: Int, parentID: Int?, title: String, summary: String, body: String,
                 imageURL: String?, createdAt: Date, timezone: String, locationTag: String?,
                 aiGenerated: Bool, authorName: String?, childCount: Int, likeCount: Int,
-                commentCount: Int, likedByMe: Bool?) {
+                commentCount: Int, likedByMe: Bool?, deleted: Bool? = false) {
         self.id = id
         self.userID = userID
         self.parentID = parentID
@@ -62,5 +69,6 @@ public struct Post: Codable, Sendable, Equatable, Hashable, Identifiable {
         self.likeCount = likeCount
         self.commentCount = commentCount
         self.likedByMe = likedByMe
+        self.deleted = deleted
     }
 }
