@@ -72,6 +72,7 @@ public final class Application: Sendable {
         http.maxRequestsPerConnection = configuration.maxRequestsPerConnection
         http.maxBodyMemory = configuration.maxBodyMemory
         http.poller = configuration.eventLoop
+        http.errorRenderer = ErrorEnvelope.renderer
         adjustServer(&http)
         server = try Server(configuration: http, router: router, logger: logger, accessLog: requests)
         madeServer.withLock { [server] in $0 = server }

@@ -8,8 +8,9 @@ public struct MultipartBodyConsumer: BodyConsumer {
         /// Where file parts are written: the folder their final names will be in.
         public var directory: String
         /// The whole body (413 before it is read past).
-        public var bodyLimit = 11 * 1024 * 1024
-        public var maxFileBytes = 10 * 1024 * 1024
+        public var bodyLimit: Int
+        /// Each file part (413 once a file grows past it).
+        public var maxFileBytes: Int
         /// All text fields together.
         public var maxFieldBytes = 256 * 1024
         public var maxFiles = 4
@@ -18,9 +19,12 @@ public struct MultipartBodyConsumer: BodyConsumer {
         /// Looks at a file part's first bytes; throws to refuse the upload (415, say).
         public var inspectFile: @Sendable (MultipartPartHead, ArraySlice<UInt8>) throws(HTTPError) -> Void
 
-        public init(directory: String,
+        /// The sizes are the application's to choose: this module knows no upload limit.
+        public init(directory: String, bodyLimit: Int, maxFileBytes: Int,
                     inspectFile: @escaping @Sendable (MultipartPartHead, ArraySlice<UInt8>) throws(HTTPError) -> Void) {
             self.directory = directory
+            self.bodyLimit = bodyLimit
+            self.maxFileBytes = maxFileBytes
             self.inspectFile = inspectFile
         }
     }

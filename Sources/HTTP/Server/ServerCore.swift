@@ -85,11 +85,11 @@ final class ServerCore: Sendable {
         let response: Response
         switch exchange.match {
         case .notFound:
-            response = HTTPError.notFound("no route for \(head.method) \(head.path)").makeResponse()
+            response = render(.notFound("no route for \(head.method) \(head.path)"))
         case .methodNotAllowed(let allowed):
             let allow = allowed.map(\.rawValue).joined(separator: ", ")
-            response = HTTPError(.methodNotAllowed, message: "\(head.method) is not allowed here; use \(allow)",
-                                 headers: HTTPHeaders([("Allow", allow)])).makeResponse()
+            response = render(HTTPError(.methodNotAllowed, message: "\(head.method) is not allowed here; use \(allow)",
+                                 headers: HTTPHeaders([("Allow", allow)])))
         case .found(let route, let parameters):
             let context = RequestContext(requestID: requestID, logger: logger, parameters: parameters,
                                          route: route.pattern, remoteAddress: exchange.remoteAddress)
@@ -97,17 +97,17 @@ final class ServerCore: Sendable {
                 let request = try Request(head: head, content: exchange.body)
                 response = try route.handler(request, context)
             } catch let error as HTTPError {
-                response = error.makeResponse()
+                response = render(error)
             } catch let error as any HTTPResponseConvertible {
                 let mapped = error.httpError
                 if mapped.status.code >= 500 {
                     context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))", "route": "\(route.pattern)"])
                 }
-                response = mapped.makeResponse()
+                response = render(mapped)
             } catch {
                 // The detail stays in the log; the client learns only that it was our fault.
                 context.logger.error("handler failed", metadata: ["error": "\(error)", "route": "\(route.pattern)"])
-                response = HTTPError(.internalServerError, message: "internal error").makeResponse()
+                response = render(HTTPError(.internalServerError, message: "internal error"))
             }
         }
         // Before the answer goes out: a client that sees it finds no upload left that the
@@ -118,8 +118,8 @@ final class ServerCore: Sendable {
 
     /// The answer for a request that waited too long for a worker: 503, handler not run.
     func respondBusy(to exchange: Exchange) -> Answer {
-        let response = HTTPError(.serviceUnavailable, message: "the server is busy; try again shortly",
-                                 headers: HTTPHeaders([("Retry-After", "1")])).makeResponse()
+        let response = render(HTTPError(.serviceUnavailable, message: "the server is busy; try again shortly",
+                                        headers: HTTPHeaders([("Retry-After", "1")])))
         return finish(response, for: exchange, requestID: RequestID.from(exchange.head.headers["X-Request-Id"]))
     }
 
@@ -149,12 +149,17 @@ final class ServerCore: Sendable {
     /// The bytes of a refusal made before any handler ran; the connection closes after it.
     func render(_ error: HTTPError, method: HTTPMethod?, target: String?, since: UInt64?) -> [UInt8] {
         let requestID = RequestID.make()
-        let response = error.makeResponse()
+        let response = render(error)
         logAccess(method: method?.rawValue ?? "-", target: target ?? "-", route: nil, status: error.status.code,
                   bytes: response.body.length ?? 0, since: since ?? DispatchTime.now().uptimeNanoseconds,
                   requestID: requestID)
         return response.serializeHead(requestID: requestID, date: HTTPDate.now(), keepAlive: false, version: .http1_1)
             + (response.body.inlineBytes ?? [])
+    }
+
+    /// An error as the application renders it (`ServerConfiguration.errorRenderer`).
+    func render(_ error: HTTPError) -> Response {
+        configuration.errorRenderer.response(for: error)
     }
 
     private func logAccess(method: String, target: String, route: String?, status: Int, bytes: Int, since: UInt64,
