@@ -51,8 +51,10 @@ extension HTTPConnection {
         }
     }
 
-    /// The head has arrived: the request is in flight. Picks the body's consumer and
-    /// reserves its memory; nil to go on parsing.
+    /// The head has arrived: the request is in flight. A route with an admission whose
+    /// body is still to come is decided on first, by a worker (`admitted(_:)` goes on from
+    /// there); otherwise picks the body's consumer and reserves its memory. Nil to go on
+    /// parsing.
     private func begin(_ head: RequestHead) -> Step? {
         let now = Self.now()
         requestInFlight = true
@@ -61,7 +63,30 @@ extension HTTPConnection {
         current = CurrentRequest(head: head, match: match, receivedAt: now)
         phase = .readingBody(since: now)
         guard head.hasBody else { return nil }
+        if case .found(let route, _) = match, let admission = route.admission, !bodyIsBuffered(head) {
+            phase = .admitting
+            return .admit(admission)
+        }
+        return prepareBody(of: head, match: match)
+    }
 
+    /// Whether the whole body is already in the parser's buffer: then admission runs with
+    /// the handler, and a refused request has cost nothing more than it would have anyway.
+    private func bodyIsBuffered(_ head: RequestHead) -> Bool {
+        if case .contentLength(let length) = head.framing { return parser.bufferedByteCount >= length }
+        return false
+    }
+
+    /// The route's admission has let the request in (on a worker, which owns the
+    /// connection): its body may now be read.
+    func admitted(_ value: any Sendable) -> Step {
+        guard let request = current else { return .close }
+        current?.admitted = value
+        phase = .readingBody(since: Self.now())
+        return prepareBody(of: request.head, match: request.match) ?? nextStep()
+    }
+
+    private func prepareBody(of head: RequestHead, match: Router.Match) -> Step? {
         var consumer: (any BodyConsumer)?
         if case .found(let route, _) = match {
             do {
@@ -148,7 +173,7 @@ extension HTTPConnection {
         if isLast { closeAfterWrite = true }
         return .handle(ServerCore.Exchange(head: request.head, body: body, match: request.match,
                                            remoteAddress: remoteAddress, receivedAt: request.receivedAt,
-                                           closesConnection: isLast))
+                                           closesConnection: isLast, admitted: request.admitted))
     }
 
     /// Keeps the deadline phase in step with what the parser has seen: the first byte of a
@@ -168,8 +193,7 @@ extension HTTPConnection {
         // Its body will not be read: the memory goes back (or the line is left) before the
         // answer, which a waiting client may see at once.
         releaseBodyMemory()
-        outbox += core.render(error, method: current?.head.method, target: current?.head.target,
-                              since: current?.receivedAt)
+        outbox += core.render(error, head: current?.head, route: current?.match.pattern, since: current?.receivedAt)
         phase = .writing(lastProgress: Self.now())
         guard flush() else { return .close }
         // Answered: no longer in flight, even while the connection lingers.

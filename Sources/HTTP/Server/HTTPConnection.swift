@@ -20,6 +20,8 @@ final class HTTPConnection: @unchecked Sendable {
         /// The head is in; the body waits for memory from the body budget (nothing is read).
         case awaitingMemory(since: UInt64)
         case readingBody(since: UInt64)
+        /// A worker decides on the request from its head (`Admission`); nothing is read.
+        case admitting
         /// A worker has the request.
         case handling
         case writing(lastProgress: UInt64)
@@ -33,6 +35,8 @@ final class HTTPConnection: @unchecked Sendable {
     /// What the owner does next.
     enum Step {
         case handle(ServerCore.Exchange)
+        /// The current request's head goes to a worker for admission before its body is read.
+        case admit(Admission)
         case awaitInput
         case awaitOutput
         case awaitMemory
@@ -53,6 +57,8 @@ final class HTTPConnection: @unchecked Sendable {
         /// The route takes no body, and the body is already here: it is passed over so the
         /// connection can go on.
         var skippingBody = false
+        /// What admission returned, when it ran before the body was read.
+        var admitted: (any Sendable)?
     }
 
     let id: UInt64
@@ -166,6 +172,11 @@ final class HTTPConnection: @unchecked Sendable {
                 let tooLate = waited > core.configuration.maxQueueWait.nanoseconds
                 serve(exchange, onWorker: true, refuseAsBusy: tooLate)
             }
+        case .admit(let admission):
+            ownedByWorker.store(true, ordering: .releasing)
+            core.workers.submit { [self] waited in
+                proceed(admit(with: admission, waited: waited), onWorker: true)
+            }
         case .awaitInput:
             if inputClosed { return close() }
             parser.releaseMemoryIfDrained()
@@ -186,6 +197,21 @@ final class HTTPConnection: @unchecked Sendable {
             release(.readable, onWorker: onWorker)
         case .close:
             close()
+        }
+    }
+
+    /// On a worker: the route's admission decides on the head; a refusal is the answer
+    /// (the body is never read), and so is a wait for a worker past `maxQueueWait`.
+    private func admit(with admission: Admission, waited: UInt64) -> Step {
+        guard let request = current, case .found(let route, _) = request.match else { return .close }
+        if waited > core.configuration.maxQueueWait.nanoseconds {
+            return refuse(core.busyError)
+        }
+        do {
+            return admitted(try admission.admit(request.head, remoteAddress: remoteAddress))
+        } catch {
+            let requestID = RequestID.from(request.head.headers["X-Request-Id"])
+            return refuse(core.httpError(for: error, route: route.pattern, requestID: requestID))
         }
     }
 
@@ -228,7 +254,7 @@ final class HTTPConnection: @unchecked Sendable {
                 proceed(refuse(HTTPError(.serviceUnavailable, message: "the server is busy receiving other uploads; try again shortly",
                                          headers: HTTPHeaders([("Retry-After", "1")]))))
             }
-        case .handling, .streaming:
+        case .admitting, .handling, .streaming:
             break
         }
     }
@@ -250,7 +276,7 @@ final class HTTPConnection: @unchecked Sendable {
             }
         case .streaming: endStreamForShutdown()
         case .awaitingMemory, .readingBody, .writing: closeAfterWrite = true
-        case .handling, .lingering: break
+        case .admitting, .handling, .lingering: break
         }
     }
 
