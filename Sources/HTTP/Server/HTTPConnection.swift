@@ -12,26 +12,6 @@ import Darwin
 /// moves. The request side (parsing, bodies) and the response side (bytes, files, streams)
 /// live in the two extensions beside this file.
 final class HTTPConnection: @unchecked Sendable {
-    enum Phase {
-        /// Between requests, nothing of the next one received. `isNew`: the connection has
-        /// sent nothing yet, so the head deadline runs from `since` (when it opened).
-        case idle(since: UInt64, isNew: Bool)
-        case readingHead(deadline: UInt64)
-        /// The head is in; the body waits for memory from the body budget (nothing is read).
-        case awaitingMemory(since: UInt64)
-        case readingBody(since: UInt64)
-        /// A worker decides on the request from its head (`Admission`); nothing is read.
-        case admitting
-        /// A worker has the request.
-        case handling
-        case writing(lastProgress: UInt64)
-        /// A response stream is open: its producer's writes arrive through the loop.
-        case streaming
-        /// The last answer is out and our side is shut; unread input is drained so that
-        /// closing does not reset the connection under an answer the client has yet to read.
-        case lingering(since: UInt64)
-    }
-
     /// What the owner does next.
     enum Step {
         case handle(ServerCore.Exchange)
@@ -45,22 +25,6 @@ final class HTTPConnection: @unchecked Sendable {
         case close
     }
 
-    /// The request whose head has arrived and whose answer is not yet out.
-    struct CurrentRequest {
-        let head: RequestHead
-        let match: Router.Match
-        let receivedAt: UInt64
-        var consumer: (any BodyConsumer)?
-        /// What the consumer asked of the body budget, and its claim once made.
-        var memoryWanted = 0
-        var memoryTicket: BodyMemoryBudget.Ticket?
-        /// The route takes no body, and the body is already here: it is passed over so the
-        /// connection can go on.
-        var skippingBody = false
-        /// What admission returned, when it ran before the body was read.
-        var admitted: (any Sendable)?
-    }
-
     let id: UInt64
     let socket: ConnectionSocket
     /// Strong: a worker may finish with this connection after the server has stopped.
@@ -71,19 +35,10 @@ final class HTTPConnection: @unchecked Sendable {
 
     // Touched only by the current owner.
     var parser: RequestParser
-    var phase: Phase
-    var current: CurrentRequest?
-    var requestInFlight = false
-    /// A final answer (not `100 Continue`) is queued: when it is out, the request is done.
-    var answerQueued = false
-    var closeAfterWrite = false
-    /// Requests handed to a handler so far, against `maxRequestsPerConnection`.
-    var requestsDispatched = 0
-    var inputClosed = false
-    var closed = false
+    /// The phase and what it owns (the request in flight, its body, its memory).
+    var state: ConnectionState
     var outbox: [UInt8] = []
     var outboxSent = 0
-    var lingerDrained = 0
     var pendingFile: (body: FileBody, offset: Int)?
     var stream: OpenStream?
 
@@ -94,7 +49,9 @@ final class HTTPConnection: @unchecked Sendable {
         self.loop = loop
         self.core = loop.core
         self.parser = RequestParser(limits: loop.core.configuration.limits)
-        self.phase = .idle(since: Self.now(), isNew: true)
+        self.state = ConnectionState(timeouts: loop.core.timeouts,
+                                     maxRequestsPerConnection: loop.core.configuration.maxRequestsPerConnection,
+                                     openedAt: Self.now())
     }
 
     var isOwnedByWorker: Bool { ownedByWorker.load(ordering: .sequentiallyConsistent) }
@@ -107,8 +64,8 @@ final class HTTPConnection: @unchecked Sendable {
     func handle(_ event: PollEvent) {
         // The acquire pairs with the worker's release in `release(_:onWorker:)`: the kernel
         // orders re-arm before event, but only this load makes the worker's writes ours.
-        guard !ownedByWorker.load(ordering: .acquiring), !closed else { return }
-        switch phase {
+        guard !ownedByWorker.load(ordering: .acquiring), !state.isClosed else { return }
+        switch state.phase {
         case .lingering: return drainWhileLingering()
         case .streaming: return handleStreamEvent(event)
         case .awaitingMemory: return
@@ -126,10 +83,10 @@ final class HTTPConnection: @unchecked Sendable {
     /// have been granted, a stream's producer has written, or a worker handed it back after
     /// the stop had begun (and the stop's sweep of idle connections had passed it by).
     func handleScheduled() {
-        guard !closed else { return }
-        switch phase {
+        guard !state.isClosed else { return }
+        switch state.phase {
         case .awaitingMemory:
-            if core.isStopping { closeAfterWrite = true }
+            if core.isStopping { state.closeAfterWrite = true }
             proceed(reserveBodyMemory() ?? nextStep())
         case .streaming:
             if core.isStopping { return endStreamForShutdown() }
@@ -147,8 +104,7 @@ final class HTTPConnection: @unchecked Sendable {
         for _ in 0..<Self.lingerReadsPerEvent {
             switch Socket.read(socket.fd, into: buffer) {
             case .transferred(let count):
-                lingerDrained += count
-                if lingerDrained > Self.maxLingerBytes { return close() }
+                if state.lingered(count) { return close() }
             case .wouldBlock: return proceed(.awaitInput)
             case .closed: return close()
             }
@@ -157,7 +113,6 @@ final class HTTPConnection: @unchecked Sendable {
     }
 
     private static let lingerReadsPerEvent = 4
-    private static let maxLingerBytes = 1024 * 1024
 
     // MARK: Whoever owns it
 
@@ -178,7 +133,7 @@ final class HTTPConnection: @unchecked Sendable {
                 proceed(admit(with: admission, waited: waited), onWorker: true)
             }
         case .awaitInput:
-            if inputClosed { return close() }
+            if state.inputClosed { return close() }
             parser.releaseMemoryIfDrained()
             release(.readable, onWorker: onWorker)
         case .awaitOutput:
@@ -192,8 +147,8 @@ final class HTTPConnection: @unchecked Sendable {
             if onWorker { loop.schedule(id) } else { pumpStream() }
         case .linger:
             shutdown(socket.fd, Int32(SHUT_WR))
-            phase = .lingering(since: Self.now())
-            if inputClosed { return close() }
+            state.linger(now: Self.now())
+            if state.inputClosed { return close() }
             release(.readable, onWorker: onWorker)
         case .close:
             close()
@@ -203,7 +158,7 @@ final class HTTPConnection: @unchecked Sendable {
     /// On a worker: the route's admission decides on the head; a refusal is the answer
     /// (the body is never read), and so is a wait for a worker past `maxQueueWait`.
     private func admit(with admission: Admission, waited: UInt64) -> Step {
-        guard let request = current, case .found(let route, _) = request.match else { return .close }
+        guard let request = state.request, case .found(let route, _) = request.match else { return .close }
         if waited > core.configuration.maxQueueWait.nanoseconds {
             return refuse(core.busyError)
         }
@@ -231,52 +186,25 @@ final class HTTPConnection: @unchecked Sendable {
     // MARK: Deadlines, stopping and closing (by the owner)
 
     func checkDeadline(now: UInt64) {
-        guard !closed else { return }
-        let timeouts = core.timeouts
-        switch phase {
-        case .idle(let since, let isNew):
-            if now >= since + (isNew ? timeouts.header : timeouts.idle) { close() }
-        case .readingHead(let deadline):
-            if now >= deadline {
-                proceed(refuse(HTTPError(.requestTimeout, message: "request head not received in time")))
-            }
-        case .readingBody(let since):
-            if timeouts.isBodyTooSlow(start: since, received: parser.bodyBytesReceived, now: now) {
-                proceed(refuse(HTTPError(.requestTimeout, message: "request body arrived too slowly")))
-            }
-        case .writing(let lastProgress):
-            if now >= lastProgress + timeouts.idle { close() }
-        case .lingering(let since):
-            if now >= since + timeouts.linger { close() }
-        case .awaitingMemory(let since):
-            // Others hold the budget with bodies of their own: a clear answer, not a hang.
-            if now >= since + timeouts.bodyGrace {
-                proceed(refuse(HTTPError(.serviceUnavailable, message: "the server is busy receiving other uploads; try again shortly",
-                                         headers: HTTPHeaders([("Retry-After", "1")]))))
-            }
-        case .admitting, .handling, .streaming:
-            break
+        switch state.deadline(now: now, bodyBytesReceived: parser.bodyBytesReceived) {
+        case .none: break
+        case .close: close()
+        case .refuse(let error): proceed(refuse(error))
         }
     }
 
     /// A stop: what is idle closes now, a stream ends now, a request in flight (its head
     /// has arrived) is read to its end and answered with `Connection: close`.
     func beginShutdown() {
-        guard !closed else { return }
-        switch phase {
-        case .idle, .readingHead:
-            // A head may be waiting in the socket that the loop has not read yet: the client
-            // sent it before the stop, so it is a request in flight like any other.
+        switch state.beginShutdown() {
+        case .readWaitingHead:
             let step = readAndParse()
-            switch phase {
-            case .idle, .readingHead: close()
-            default:
-                closeAfterWrite = true
-                proceed(step)
-            }
-        case .streaming: endStreamForShutdown()
-        case .awaitingMemory, .readingBody, .writing: closeAfterWrite = true
-        case .admitting, .handling, .lingering: break
+            if state.shutdownAfterReading() { return close() }
+            proceed(step)
+        case .endStream:
+            endStreamForShutdown()
+        case .carryOn:
+            break
         }
     }
 
@@ -287,9 +215,8 @@ final class HTTPConnection: @unchecked Sendable {
     }
 
     func close() {
-        guard !closed else { return }
-        closed = true
-        finishRequest()
+        guard !state.isClosed else { return }
+        perform(state.close())
         pendingFile = nil
         if let open = stream {
             stream = nil
