@@ -1,5 +1,19 @@
+import Synchronization
 import Testing
 @testable import HTTP
+
+/// A consumer whose off-thread work is behind while `behind` says so (an upload's writes).
+private struct LaggingConsumer: BodyConsumer {
+    final class Lag: Sendable { let behind = Atomic<Bool>(true) }
+    let limit = 1000
+    let lag: Lag
+    mutating func prepare(declaredLength: Int?) -> Int { 10 }
+    mutating func consume(_ piece: ArraySlice<UInt8>) throws(HTTPError) {}
+    mutating func finish() throws(HTTPError) -> RequestBody { .empty }
+    mutating func isBehind(untilDone: Bool, wake: @escaping @Sendable () -> Void) -> Bool {
+        lag.behind.load(ordering: .relaxed)
+    }
+}
 
 /// The connection's state machine without sockets: its clocks, its body memory, its
 /// refusals and what follows them, pipelining, its request limit.
@@ -224,5 +238,23 @@ import Testing
         let again = state.close()
         #expect(!again.requestEnded)
         #expect(state.deadline(now: start + 1000 * second, bodyBytesReceived: 0) == .none)
+    }
+
+    @Test func aConsumerBehindWithItsWrites_stopsReading_andTheEndWaitsForThem() {
+        var state = F.state()
+        let lag = LaggingConsumer.Lag()
+        let head = F.post("/json", length: 500)
+        _ = state.headReceived(head, match: F.match(head), bodyIsBuffered: false, now: start)
+        _ = state.chooseBody(LaggingConsumer(lag: lag), buffered: 0)
+        _ = state.reserveMemory(now: start) { BodyMemoryBudget(capacity: 100).claim($0, client: "a", onGrant: {}) }
+        let behind = state.bodyIsBehind(untilDone: false, wake: {})
+        #expect(behind && state.activity == .awaitingWrites)
+        let endedWhileReading = state.writesCaughtUp()
+        #expect(!endedWhileReading && state.activity == .other)
+        let behindAtTheEnd = state.bodyIsBehind(untilDone: true, wake: {})
+        lag.behind.store(false, ordering: .relaxed)
+        let endedAtTheEnd = state.writesCaughtUp()
+        let stillBehind = state.bodyIsBehind(untilDone: true, wake: {})
+        #expect(behindAtTheEnd && endedAtTheEnd && !stillBehind)
     }
 }

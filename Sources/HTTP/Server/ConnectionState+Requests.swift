@@ -106,6 +106,32 @@ extension ConnectionState {
         }
     }
 
+    /// Whether the body's consumer is behind with work it does off this thread (an
+    /// upload's disk writes): if so nothing more is read until `wake`, then
+    /// `writesCaughtUp`. `untilDone`: the body has ended and must wait for all of it.
+    mutating func bodyIsBehind(untilDone: Bool, wake: @escaping @Sendable () -> Void) -> Bool {
+        guard case .readingBody = phase else { return false }
+        var behind = false
+        try? updateRequest { request in
+            guard !request.skippingBody else { return }
+            behind = request.consumer?.isBehind(untilDone: untilDone, wake: wake) ?? false
+            request.waitsForWrites = behind
+            if untilDone { request.bodyEnded = true }
+        }
+        return behind
+    }
+
+    /// The consumer's writes caught up: reading (or, if the body had ended, finishing) goes
+    /// on. Returns whether the body had ended.
+    mutating func writesCaughtUp() -> Bool {
+        var bodyEnded = false
+        try? updateRequest { request in
+            request.waitsForWrites = false
+            bodyEnded = request.bodyEnded
+        }
+        return bodyEnded
+    }
+
     /// The body has ended: what the handler receives. The consumer goes (its temporary
     /// files with it, if it fails) before the caller answers.
     mutating func finishBody() throws(HTTPError) -> RequestBody {

@@ -21,6 +21,10 @@ struct ConnectionState {
         var skippingBody = false
         /// What the route's admission returned, when it ran before the body was read.
         var admitted: (any Sendable)?
+        /// Reading stopped until the consumer's writes catch up (`bodyIsBehind`).
+        var waitsForWrites = false
+        /// The body has ended, but its consumer's writes had yet to.
+        var bodyEnded = false
     }
 
     enum Phase {
@@ -81,6 +85,23 @@ struct ConnectionState {
             request
         case .idle, .readingHead, .lingering, .closed:
             nil
+        }
+    }
+
+    /// What the connection is waiting on, without its payload: the owner switches on this,
+    /// not on `phase`, whose copy would keep the request's consumer (and its temporary
+    /// files) alive for as long as the switch runs.
+    enum Activity {
+        case awaitingMemory, awaitingWrites, streaming, lingering, other
+    }
+
+    var activity: Activity {
+        switch phase {
+        case .awaitingMemory: .awaitingMemory
+        case .readingBody(let request, _) where request.waitsForWrites: .awaitingWrites
+        case .streaming: .streaming
+        case .lingering: .lingering
+        default: .other
         }
     }
 

@@ -12,6 +12,8 @@ extension HTTPConnection {
     func readAndParse() -> Step {
         let buffer = loop.readBuffer
         for _ in 0..<Self.readsPerEvent {
+            // An upload whose disk writes are behind: TCP holds the rest back meanwhile.
+            if state.bodyIsBehind(untilDone: false, wake: wakeOnLoop) { return .awaitWrites }
             switch Socket.read(socket.fd, into: buffer) {
             case .transferred(let count):
                 parser.feed(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
@@ -109,8 +111,8 @@ extension HTTPConnection {
     /// Claims the body's memory from the budget, or waits its turn without reading on. Nil
     /// once it has it and the body may be read.
     func reserveBodyMemory() -> Step? {
-        let action = state.reserveMemory(now: Self.now()) { [core, loop, id, remoteAddress] wanted in
-            core.bodyMemory.claim(wanted, client: ClientKey.of(remoteAddress), onGrant: { loop.schedule(id) })
+        let action = state.reserveMemory(now: Self.now()) { [core, wakeOnLoop, remoteAddress] wanted in
+            core.bodyMemory.claim(wanted, client: ClientKey.of(remoteAddress), onGrant: wakeOnLoop)
         }
         switch action {
         case .none:
@@ -125,7 +127,9 @@ extension HTTPConnection {
         }
     }
 
-    private func complete() -> Step {
+    /// The body has ended: once its consumer's writes are done, it goes to the handler.
+    func complete() -> Step {
+        if state.bodyIsBehind(untilDone: true, wake: wakeOnLoop) { return .awaitWrites }
         let body: RequestBody
         do {
             body = try state.finishBody()

@@ -9,8 +9,10 @@ import Darwin
 /// One client connection. Requests are handled one at a time (pipelined ones wait in the
 /// parser), so answers keep their order. Whoever owns the connection — its loop or, while
 /// a request is handled, a worker — runs the same steps; see `EventLoop` for how ownership
-/// moves. The request side (parsing, bodies) and the response side (bytes, files, streams)
-/// live in the two extensions beside this file.
+/// moves. Its state — the phase and what the phase owns — is one value, `ConnectionState`;
+/// this class performs what that state machine asks with the socket, the parser and the
+/// outbox. The request side (parsing, bodies) and the response side (bytes, files,
+/// streams) live in the two extensions beside this file.
 final class HTTPConnection: @unchecked Sendable {
     /// What the owner does next.
     enum Step {
@@ -20,6 +22,8 @@ final class HTTPConnection: @unchecked Sendable {
         case awaitInput
         case awaitOutput
         case awaitMemory
+        /// An upload's disk writes are behind: nothing is read until they catch up.
+        case awaitWrites
         case stream
         case linger
         case close
@@ -32,6 +36,8 @@ final class HTTPConnection: @unchecked Sendable {
     let core: ServerCore
     let remoteAddress: String
     private let ownedByWorker = Atomic<Bool>(false)
+    /// Wakes this connection on its loop: memory granted, an upload's writes caught up.
+    let wakeOnLoop: @Sendable () -> Void
 
     // Touched only by the current owner.
     var parser: RequestParser
@@ -48,6 +54,7 @@ final class HTTPConnection: @unchecked Sendable {
         self.remoteAddress = remoteAddress
         self.loop = loop
         self.core = loop.core
+        self.wakeOnLoop = { [loop] in loop.schedule(id) }
         self.parser = RequestParser(limits: loop.core.configuration.limits)
         self.state = ConnectionState(timeouts: loop.core.timeouts,
                                      maxRequestsPerConnection: loop.core.configuration.maxRequestsPerConnection,
@@ -65,11 +72,11 @@ final class HTTPConnection: @unchecked Sendable {
         // The acquire pairs with the worker's release in `release(_:onWorker:)`: the kernel
         // orders re-arm before event, but only this load makes the worker's writes ours.
         guard !ownedByWorker.load(ordering: .acquiring), !state.isClosed else { return }
-        switch state.phase {
+        switch state.activity {
         case .lingering: return drainWhileLingering()
         case .streaming: return handleStreamEvent(event)
-        case .awaitingMemory: return
-        default: break
+        case .awaitingMemory, .awaitingWrites: return
+        case .other: break
         }
         if hasPendingOutput {
             guard flush() else { return close() }
@@ -84,14 +91,17 @@ final class HTTPConnection: @unchecked Sendable {
     /// the stop had begun (and the stop's sweep of idle connections had passed it by).
     func handleScheduled() {
         guard !state.isClosed else { return }
-        switch state.phase {
+        switch state.activity {
         case .awaitingMemory:
             if core.isStopping { state.closeAfterWrite = true }
             proceed(reserveBodyMemory() ?? nextStep())
+        case .awaitingWrites:
+            if core.isStopping { state.closeAfterWrite = true }
+            proceed(state.writesCaughtUp() ? complete() : readAndParse())
         case .streaming:
             if core.isStopping { return endStreamForShutdown() }
             pumpStream()
-        default:
+        case .lingering, .other:
             // Nothing after this: it may hand the connection to a worker.
             if core.isStopping { beginShutdown() }
         }
@@ -138,7 +148,7 @@ final class HTTPConnection: @unchecked Sendable {
             release(.readable, onWorker: onWorker)
         case .awaitOutput:
             release(.writable, onWorker: onWorker)
-        case .awaitMemory:
+        case .awaitMemory, .awaitWrites:
             release(nil, onWorker: onWorker)
         case .stream:
             release(streamInterest, onWorker: onWorker)
