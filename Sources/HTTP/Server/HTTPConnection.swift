@@ -87,8 +87,9 @@ final class HTTPConnection: @unchecked Sendable {
     }
 
     /// Someone scheduled this connection (see `EventLoop.schedule`): its body memory may
-    /// have been granted, a stream's producer has written, or a worker handed it back after
-    /// the stop had begun (and the stop's sweep of idle connections had passed it by).
+    /// have been granted, its upload's writes have caught up, a stream's producer has
+    /// written, or a worker handed it back after the stop had begun (and the stop's sweep
+    /// of idle connections had passed it by).
     func handleScheduled() {
         guard !state.isClosed else { return }
         switch state.activity {
@@ -108,7 +109,7 @@ final class HTTPConnection: @unchecked Sendable {
     }
 
     /// Reads and drops what the client still sends after our last answer, but not without
-    /// end: past `maxLingerBytes` the connection just closes.
+    /// end: past `ConnectionState.maxLingerBytes` the connection just closes.
     private func drainWhileLingering() {
         let buffer = loop.readBuffer
         for _ in 0..<Self.lingerReadsPerEvent {
