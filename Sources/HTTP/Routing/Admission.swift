@@ -7,7 +7,9 @@
 /// Admission may block (a token lookup in a database), so it runs on a worker, never on an
 /// event loop: on its own when the body is still to come (then the body is read only once
 /// the request is admitted), or together with the handler when the whole request has
-/// already arrived, as small JSON requests usually have (no extra hand-off for them).
+/// already arrived, as small JSON requests usually have (no extra hand-off for them). A
+/// route that `runsOnEventLoop` runs its admission there too: give such a route only an
+/// admission that never blocks.
 public struct Admission: Sendable {
     /// What admission sees: the head and the client's address.
     public typealias Decide = @Sendable (_ head: RequestHead, _ remoteAddress: String) throws -> any Sendable
