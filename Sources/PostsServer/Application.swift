@@ -42,8 +42,7 @@ public final class Application: Sendable {
         OpenAPIRoutes.register(on: &routes)
         AuthRoutes.register(on: &routes, auth: auth, profiles: profiles)
         ProfileRoutes.register(on: &routes, profiles: profiles)
-        PostRoutes.register(on: &routes, posts: posts, uploadDirectory: configuration.uploadDirectory,
-                            tokensOnly: configuration.authMode == .token)
+        PostRoutes.register(on: &routes, posts: posts, uploadDirectory: configuration.uploadDirectory)
         UploadRoutes.register(on: &routes, images: images)
         LikeRoutes.register(on: &routes, likes: LikeService(pool: pool))
         CommentRoutes.register(on: &routes, comments: CommentService(pool: pool))
@@ -76,6 +75,7 @@ public final class Application: Sendable {
         http.maxRequestsPerConnection = configuration.maxRequestsPerConnection
         http.maxBodyMemory = configuration.maxBodyMemory
         http.poller = configuration.eventLoop
+        http.errorRenderer = ErrorEnvelope.renderer
         adjustServer(&http)
         server = try Server(configuration: http, router: router, logger: logger, accessLog: requests)
         madeServer.withLock { [server] in $0 = server }

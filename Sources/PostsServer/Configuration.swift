@@ -38,6 +38,14 @@ public struct Configuration: Sendable {
 
     public init() {}
 
+    /// API.md's limits on multipart uploads: the whole form, and each image in it.
+    public struct UploadLimits: Sendable {
+        public var maxFormBytes: Int
+        public var maxImageBytes: Int
+
+        public static let api = UploadLimits(maxFormBytes: 11 * 1024 * 1024, maxImageBytes: 10 * 1024 * 1024)
+    }
+
     public struct Invalid: Error, CustomStringConvertible {
         public let description: String
 

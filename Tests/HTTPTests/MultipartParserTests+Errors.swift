@@ -20,7 +20,6 @@ extension MultipartParserTests {
         func truncatedBody_isBadRequestAtFinish(_ name: String, _ body: String) {
             let error = expectFailure(Array(body.utf8))
             #expect(error?.status == .badRequest, "\(name)")
-            #expect(error?.code == "bad_request", "\(name)")
         }
 
         @Test(arguments: [
@@ -66,7 +65,6 @@ extension MultipartParserTests {
                          Array("--boundary\r\n\(String(repeating: "x", count: 101))".utf8)] {
                 let error = expectFailure(body, limits: limits)
                 #expect(error?.status == .payloadTooLarge)
-                #expect(error?.code == "payload_too_large")
             }
         }
 

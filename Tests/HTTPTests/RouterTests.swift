@@ -82,11 +82,12 @@ import Testing
         #expect(QueryParameters(parsing: "a=%ff") == nil)
     }
 
-    @Test func errorEnvelope_isAPIShaped() {
-        let response = HTTPError(.conflict, message: "taken \"x\"").makeResponse()
-        #expect(response.status.code == 409)
-        #expect(String(decoding: response.body.inlineBytes ?? [], as: UTF8.self)
-            == #"{"status":"error","error":"conflict","message":"taken \"x\""}"#)
+    @Test func errorRenderer_keepsTheStatusAndAddsTheErrorsHeaders() {
+        let error = HTTPError(.tooManyRequests, message: "slow down", headers: HTTPHeaders([("Retry-After", "7")]))
+        let response = ErrorRenderer.plainText.response(for: error)
+        #expect(response.status.code == 429)
+        #expect(response.headers["Retry-After"] == "7")
+        #expect(String(decoding: response.body.inlineBytes ?? [], as: UTF8.self) == "429 Too Many Requests: slow down\n")
     }
 }
 

@@ -19,7 +19,7 @@ import TestSupport
 
     /// `/upload` keeps the file as `kept.png`; `/peek` looks at the form and keeps nothing.
     private static func start(_ folder: Folder) throws -> Server {
-        var policy = MultipartBodyConsumer.Policy(directory: folder.path) { part, firstBytes throws(HTTPError) in
+        var policy = MultipartBodyConsumer.Policy(directory: folder.path, bodyLimit: 11 << 20, maxFileBytes: 10 << 20) { part, firstBytes throws(HTTPError) in
             guard Array(firstBytes.prefix(8)) == png else {
                 throw HTTPError(.unsupportedMediaType, message: "\(part.name) is not a PNG")
             }

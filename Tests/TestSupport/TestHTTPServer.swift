@@ -1,5 +1,6 @@
 import HTTP
 import Logging
+import PostsServer
 
 /// Starts an HTTP server on a free loopback port for one test, with test-sized timeouts.
 public enum TestHTTPServer {
@@ -12,6 +13,8 @@ public enum TestHTTPServer {
         configuration.headerTimeout = .seconds(5)
         configuration.idleTimeout = .seconds(10)
         configuration.poller = try TestEventLoop.fromEnvironment()
+        // The application's envelope, so that tests read the codes API.md names.
+        configuration.errorRenderer = ErrorEnvelope.renderer
         configure(&configuration)
         var router = Router()
         routes(&router)

@@ -13,7 +13,7 @@ private func position(of text: String?) {
         let key = try ChangeKey(text)
         guard (try? ChangeKey(key.text)) == key else { fatalError("ChangeKey \(text) does not round-trip") }
     } catch {
-        if error.status.code != 400 { fatalError("ChangeKey \(text): \(error.status.code), not 400") }
+        if error.reason != .malformed { fatalError("ChangeKey \(text): \(error.reason), not malformed (400)") }
     }
 }
 

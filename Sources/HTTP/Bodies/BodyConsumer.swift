@@ -18,6 +18,16 @@ public protocol BodyConsumer {
 
     /// The body has ended: what the handler receives.
     mutating func finish() throws(HTTPError) -> RequestBody
+
+    /// Whether work the consumer handed off this thread (an upload's disk writes) is too
+    /// far behind: then the connection reads no more of the body until `wake` is called.
+    /// `untilDone`: the body has ended, and `finish` must wait for all of that work.
+    mutating func isBehind(untilDone: Bool, wake: @escaping @Sendable () -> Void) -> Bool
+}
+
+extension BodyConsumer {
+    /// A consumer that does everything on the connection's thread is never behind.
+    public mutating func isBehind(untilDone: Bool, wake: @escaping @Sendable () -> Void) -> Bool { false }
 }
 
 /// A request body as the handler receives it.

@@ -1,15 +1,18 @@
 /// Takes a multipart/form-data body as it arrives: text fields are collected (within a
-/// small budget), file parts go straight to temporary files in the upload directory, and
+/// small budget), file parts go to temporary files in the upload directory (written by the
+/// upload writers, off the connection's thread: `UploadWrites`), and
 /// each file's first bytes are shown to `inspectFile` before any of it is written, so an
 /// upload of the wrong kind is refused (415) on its first read, not after ten megabytes.
-/// Memory held: the parser's buffer and the text fields, whatever the files' size.
+/// Memory held: the parser's buffer, the text fields and the write backlog, whatever the
+/// files' size.
 public struct MultipartBodyConsumer: BodyConsumer {
     public struct Policy: Sendable {
         /// Where file parts are written: the folder their final names will be in.
         public var directory: String
         /// The whole body (413 before it is read past).
-        public var bodyLimit = 11 * 1024 * 1024
-        public var maxFileBytes = 10 * 1024 * 1024
+        public var bodyLimit: Int
+        /// Each file part (413 once a file grows past it).
+        public var maxFileBytes: Int
         /// All text fields together.
         public var maxFieldBytes = 256 * 1024
         public var maxFiles = 4
@@ -18,9 +21,12 @@ public struct MultipartBodyConsumer: BodyConsumer {
         /// Looks at a file part's first bytes; throws to refuse the upload (415, say).
         public var inspectFile: @Sendable (MultipartPartHead, ArraySlice<UInt8>) throws(HTTPError) -> Void
 
-        public init(directory: String,
+        /// The sizes are the application's to choose: this module knows no upload limit.
+        public init(directory: String, bodyLimit: Int, maxFileBytes: Int,
                     inspectFile: @escaping @Sendable (MultipartPartHead, ArraySlice<UInt8>) throws(HTTPError) -> Void) {
             self.directory = directory
+            self.bodyLimit = bodyLimit
+            self.maxFileBytes = maxFileBytes
             self.inspectFile = inspectFile
         }
     }
@@ -41,6 +47,12 @@ public struct MultipartBodyConsumer: BodyConsumer {
     private var fields: [MultipartForm.Field] = []
     private var files: [UploadedFile] = []
     private var fieldBytes = 0
+    /// The files' disk writes, made by the upload writers.
+    private let writes = UploadWrites()
+
+    /// How many bytes of file data may wait for the disk before the connection stops
+    /// reading: part of what the body reserves from the body budget.
+    static let writeBacklog = 256 * 1024
 
     /// The consumer for a request whose `Content-Type` is multipart/form-data with a
     /// valid boundary; 415 for another type, 400 for a multipart type without a boundary.
@@ -57,7 +69,11 @@ public struct MultipartBodyConsumer: BodyConsumer {
     }
 
     public mutating func prepare(declaredLength: Int?) -> Int {
-        policy.maxFieldBytes + parser.limits.maxPartHeadBytes + 64 * 1024 + policy.inspectedPrefix
+        policy.maxFieldBytes + parser.limits.maxPartHeadBytes + 64 * 1024 + policy.inspectedPrefix + Self.writeBacklog
+    }
+
+    public mutating func isBehind(untilDone: Bool, wake: @escaping @Sendable () -> Void) -> Bool {
+        writes.isBehind(limit: untilDone ? 0 : Self.writeBacklog, wake: wake)
     }
 
     public mutating func consume(_ piece: ArraySlice<UInt8>) throws(HTTPError) {
@@ -74,6 +90,7 @@ public struct MultipartBodyConsumer: BodyConsumer {
 
     public mutating func finish() throws(HTTPError) -> RequestBody {
         try parser.finish()
+        if writes.hasFailed { throw TemporaryUpload.storeFailed }
         return .form(MultipartForm(fields: fields, files: files))
     }
 
@@ -130,7 +147,7 @@ public struct MultipartBodyConsumer: BodyConsumer {
     private func store(_ head: MultipartPartHead, prefix: [UInt8]) throws(HTTPError) -> TemporaryUpload {
         guard prefix.count <= policy.maxFileBytes else { throw fileTooLarge() }
         try policy.inspectFile(head, prefix.prefix(policy.inspectedPrefix))
-        let upload = try TemporaryUpload(directory: policy.directory)
+        let upload = try TemporaryUpload(directory: policy.directory, writes: writes)
         try upload.write(prefix[...])
         return upload
     }

@@ -9,14 +9,17 @@ public struct RequestContext: Sendable {
     /// The matched route's pattern, or nil when no route matched.
     public let route: String?
     public let remoteAddress: String
+    /// What the route's `Admission` returned for this request; nil when it has none.
+    public let admitted: (any Sendable)?
 
     public init(requestID: String, logger: Logger, parameters: Parameters = Parameters(), route: String? = nil,
-                remoteAddress: String = "") {
+                remoteAddress: String = "", admitted: (any Sendable)? = nil) {
         self.requestID = requestID
         self.baseLogger = logger
         self.parameters = parameters
         self.route = route
         self.remoteAddress = remoteAddress
+        self.admitted = admitted
     }
 
     /// A logger whose lines carry the request id; tagged only when asked for, since most

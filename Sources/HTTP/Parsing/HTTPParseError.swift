@@ -15,16 +15,6 @@ public enum HTTPParseError: Error, Sendable, Equatable {
         }
     }
 
-    /// The `error` code of API.md's envelope.
-    public var code: String {
-        switch self {
-        case .badRequest: "bad_request"
-        case .uriTooLong: "uri_too_long"
-        case .headersTooLarge: "headers_too_large"
-        case .payloadTooLarge: "payload_too_large"
-        }
-    }
-
     public var message: String {
         switch self {
         case .badRequest(let reason): reason

@@ -25,8 +25,9 @@ func systemListen(_ fd: Int32, _ backlog: Int32) -> Int32 {
     listen(fd, backlog)
 }
 
-func systemClose(_ fd: Int32) {
-    _ = close(fd)
+@discardableResult
+func systemClose(_ fd: Int32) -> Int32 {
+    close(fd)
 }
 
 /// The calling thread's errno, for default arguments where a property named `errno` hides it.

@@ -15,6 +15,8 @@ public struct Router: Sendable {
         /// Answered on the event loop, without a hand-off to a worker: only for handlers
         /// that never block (constant answers such as /api/ping).
         public let runsOnEventLoop: Bool
+        /// Decides on the request from its head, before its body is read (see `Admission`).
+        public let admission: Admission?
         let handler: Handler
     }
 
@@ -22,6 +24,12 @@ public struct Router: Sendable {
         case found(Route, Parameters)
         case methodNotAllowed(allowed: [HTTPMethod])
         case notFound
+
+        /// The matched route's pattern (the route label of logs and metrics).
+        public var pattern: String? {
+            if case .found(let route, _) = self { return route.pattern }
+            return nil
+        }
     }
 
     private enum Segment: Sendable, Equatable {
@@ -40,9 +48,9 @@ public struct Router: Sendable {
     public init() {}
 
     public mutating func add(_ method: HTTPMethod, _ pattern: String, body: BodyPolicy,
-                             runsOnEventLoop: Bool = false, _ handler: @escaping Handler) {
+                             runsOnEventLoop: Bool = false, admission: Admission? = nil, _ handler: @escaping Handler) {
         let route = Route(method: method, pattern: pattern, body: body, runsOnEventLoop: runsOnEventLoop,
-                          handler: handler)
+                          admission: admission, handler: handler)
         if let index = resources.firstIndex(where: { $0.pattern == pattern }) {
             precondition(resources[index].routes[method] == nil, "\(method) \(pattern) is registered twice")
             resources[index].routes[method] = route
@@ -58,25 +66,28 @@ public struct Router: Sendable {
     }
 
     // GET and DELETE take no body; the others collect up to 1 MiB unless told otherwise.
-    public mutating func get(_ pattern: String, runsOnEventLoop: Bool = false, _ handler: @escaping Handler) {
-        add(.GET, pattern, body: .none, runsOnEventLoop: runsOnEventLoop, handler)
+    public mutating func get(_ pattern: String, runsOnEventLoop: Bool = false, admission: Admission? = nil,
+                             _ handler: @escaping Handler) {
+        add(.GET, pattern, body: .none, runsOnEventLoop: runsOnEventLoop, admission: admission, handler)
     }
-    public mutating func delete(_ pattern: String, body: BodyPolicy = .none, _ handler: @escaping Handler) {
-        add(.DELETE, pattern, body: body, handler)
+    public mutating func delete(_ pattern: String, body: BodyPolicy = .none, admission: Admission? = nil,
+                                _ handler: @escaping Handler) {
+        add(.DELETE, pattern, body: body, admission: admission, handler)
     }
     public mutating func post(_ pattern: String, bodyLimit: Int = defaultBodyLimit, _ handler: @escaping Handler) {
         add(.POST, pattern, body: .collect(limit: bodyLimit), handler)
     }
-    public mutating func post(_ pattern: String, body: BodyPolicy, _ handler: @escaping Handler) {
-        add(.POST, pattern, body: body, handler)
+    public mutating func post(_ pattern: String, body: BodyPolicy, admission: Admission? = nil,
+                              _ handler: @escaping Handler) {
+        add(.POST, pattern, body: body, admission: admission, handler)
     }
     public mutating func put(_ pattern: String, body: BodyPolicy = .collect(limit: defaultBodyLimit),
-                             _ handler: @escaping Handler) {
-        add(.PUT, pattern, body: body, handler)
+                             admission: Admission? = nil, _ handler: @escaping Handler) {
+        add(.PUT, pattern, body: body, admission: admission, handler)
     }
     public mutating func patch(_ pattern: String, body: BodyPolicy = .collect(limit: defaultBodyLimit),
-                               _ handler: @escaping Handler) {
-        add(.PATCH, pattern, body: body, handler)
+                               admission: Admission? = nil, _ handler: @escaping Handler) {
+        add(.PATCH, pattern, body: body, admission: admission, handler)
     }
 
     /// Every registered route, by pattern in registration order (then by method): what the

@@ -12,6 +12,8 @@ extension HTTPConnection {
     func readAndParse() -> Step {
         let buffer = loop.readBuffer
         for _ in 0..<Self.readsPerEvent {
+            // An upload whose disk writes are behind: TCP holds the rest back meanwhile.
+            if state.bodyIsBehind(untilDone: false, wake: wakeOnLoop) { return .awaitWrites }
             switch Socket.read(socket.fd, into: buffer) {
             case .transferred(let count):
                 parser.feed(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
@@ -21,7 +23,7 @@ extension HTTPConnection {
             case .wouldBlock:
                 return .awaitInput
             case .closed:
-                inputClosed = true
+                state.inputClosed = true
                 return .awaitInput
             }
         }
@@ -39,29 +41,51 @@ extension HTTPConnection {
             }
             switch event {
             case .needMore:
-                noteWaitingForInput()
+                if !parser.isIdle { state.headBegan(now: Self.now()) }
                 return .awaitInput
             case .head(let head):
                 if let step = begin(head) { return step }
             case .body(let piece):
-                if let step = consume(piece) { return step }
+                do {
+                    try state.consume(piece)
+                } catch {
+                    return refuse(error)
+                }
             case .end:
                 return complete()
             }
         }
     }
 
-    /// The head has arrived: the request is in flight. Picks the body's consumer and
-    /// reserves its memory; nil to go on parsing.
+    /// The head has arrived: the request is in flight. A route with an admission whose
+    /// body is still to come is decided on first, by a worker (`admitted(_:)` goes on from
+    /// there); otherwise the body's consumer is chosen and its memory reserved. Nil to go
+    /// on parsing.
     private func begin(_ head: RequestHead) -> Step? {
-        let now = Self.now()
-        requestInFlight = true
         core.requestStarted()
         let match = core.router.match(method: head.method, path: head.path)
-        current = CurrentRequest(head: head, match: match, receivedAt: now)
-        phase = .readingBody(since: now)
-        guard head.hasBody else { return nil }
+        var bodyIsBuffered = false
+        if case .contentLength(let length) = head.framing { bodyIsBuffered = parser.bufferedByteCount >= length }
+        switch state.headReceived(head, match: match, bodyIsBuffered: bodyIsBuffered, now: Self.now()) {
+        case .parse: return nil
+        case .admit(let admission): return .admit(admission)
+        case .prepareBody: return prepareBody(of: head, match: match)
+        }
+    }
 
+    /// The route's admission has let the request in (on a worker, which owns the
+    /// connection): its body may now be read.
+    func admitted(_ value: any Sendable) -> Step {
+        state.admitted(value, now: Self.now())
+        guard let request = state.request else { return .close }
+        return prepareBody(of: request.head, match: request.match) ?? nextStep()
+    }
+
+    /// Picks the body's consumer and reserves its memory. A route that takes no body (or no
+    /// route) is answered without reading it: a body already here is passed over and the
+    /// connection goes on; otherwise it ends after the answer rather than read what nobody
+    /// wants.
+    private func prepareBody(of head: RequestHead, match: Router.Match) -> Step? {
         var consumer: (any BodyConsumer)?
         if case .found(let route, _) = match {
             do {
@@ -70,128 +94,80 @@ extension HTTPConnection {
                 return refuse(error)
             }
         }
-        guard var consumer else { return skipBody(of: head) }
-        parser.bodyLimit = consumer.limit
-        var declaredLength: Int?
-        if case .contentLength(let length) = head.framing {
-            guard length <= consumer.limit else { return refuse(HTTPError(HTTPParseError.payloadTooLarge)) }
-            declaredLength = length
-        }
-        current?.memoryWanted = consumer.prepare(declaredLength: declaredLength)
-        current?.consumer = consumer
-        return reserveBodyMemory()
-    }
-
-    /// A route that takes no body (or no route) is answered without reading it. If the body
-    /// is already here it is passed over and the connection goes on; otherwise the
-    /// connection ends after the answer rather than read what nobody wants.
-    private func skipBody(of head: RequestHead) -> Step? {
-        if case .contentLength(let length) = head.framing, parser.bufferedByteCount >= length {
-            current?.skippingBody = true
+        switch state.chooseBody(consumer, buffered: parser.bufferedByteCount) {
+        case .claimMemory(let limit):
+            parser.bodyLimit = limit
+            return reserveBodyMemory()
+        case .skip(let length):
             parser.bodyLimit = length
             return nil
+        case .dispatchWithoutBody:
+            return dispatch(body: .empty, closesConnection: true)
+        case .refuse(let error):
+            return refuse(error)
         }
-        return dispatch(body: .empty, closesConnection: true)
     }
 
     /// Claims the body's memory from the budget, or waits its turn without reading on. Nil
     /// once it has it and the body may be read.
     func reserveBodyMemory() -> Step? {
-        guard let request = current, request.consumer != nil else { return nil }
-        let ticket = request.memoryTicket
-            ?? core.bodyMemory.claim(request.memoryWanted, client: ClientKey.of(remoteAddress),
-                                     onGrant: { [loop, id] in loop.schedule(id) })
-        current?.memoryTicket = ticket
-        guard ticket.isGranted else {
-            if case .awaitingMemory = phase {} else { phase = .awaitingMemory(since: Self.now()) }
-            return .awaitMemory
+        let action = state.reserveMemory(now: Self.now()) { [core, wakeOnLoop, remoteAddress] wanted in
+            core.bodyMemory.claim(wanted, client: ClientKey.of(remoteAddress), onGrant: wakeOnLoop)
         }
-        // The body clock starts when we are ready to read it, not while we made it wait.
-        phase = .readingBody(since: Self.now())
-        if current?.head.expectsContinue == true {
+        switch action {
+        case .none:
+            return nil
+        case .wait:
+            return .awaitMemory
+        case .readBody(let sendContinue):
+            guard sendContinue else { return nil }
             outbox += Self.continueResponse
             guard flush() else { return .close }
-            if hasPendingOutput { return .awaitOutput }
+            return hasPendingOutput ? .awaitOutput : nil
         }
-        return nil
     }
 
-    private func consume(_ piece: ArraySlice<UInt8>) -> Step? {
-        guard current?.skippingBody == false, current?.consumer != nil else { return nil }
-        do {
-            try current?.consumer?.consume(piece)
-        } catch {
-            return refuse(error)
-        }
-        return nil
-    }
-
-    private func complete() -> Step {
-        guard var consumer = current?.consumer else { return dispatch(body: .empty, closesConnection: false) }
-        current?.consumer = nil
+    /// The body has ended: once its consumer's writes are done, it goes to the handler.
+    func complete() -> Step {
+        if state.bodyIsBehind(untilDone: true, wake: wakeOnLoop) { return .awaitWrites }
         let body: RequestBody
         do {
-            body = try consumer.finish()
+            body = try state.finishBody()
         } catch {
-            // The consumer goes first (its temporary files with it), then the answer.
-            _ = consume consumer
             return refuse(error)
         }
         return dispatch(body: body, closesConnection: false)
     }
 
     private func dispatch(body: RequestBody, closesConnection: Bool) -> Step {
-        guard let request = current else { return .close }
-        phase = .handling
-        requestsDispatched += 1
-        let isLast = closesConnection || requestsDispatched >= core.configuration.maxRequestsPerConnection
-        if isLast { closeAfterWrite = true }
-        return .handle(ServerCore.Exchange(head: request.head, body: body, match: request.match,
-                                           remoteAddress: remoteAddress, receivedAt: request.receivedAt,
-                                           closesConnection: isLast))
-    }
-
-    /// Keeps the deadline phase in step with what the parser has seen: the first byte of a
-    /// head starts its clock (on a new connection, the clock started when it opened).
-    private func noteWaitingForInput() {
-        guard case .idle(let since, let isNew) = phase, !parser.isIdle else { return }
-        phase = .readingHead(deadline: core.timeouts.headDeadline(connectionOpenedAt: isNew ? since : nil,
-                                                                  firstByte: Self.now()))
+        guard let exchange = state.dispatch(body: body, closesConnection: closesConnection, remoteAddress: remoteAddress)
+        else { return .close }
+        return .handle(exchange)
     }
 
     /// Answers a request we will not handle (bad framing, limits, timeout, a body its
-    /// consumer refused), then closes: what follows on the connection cannot be trusted.
+    /// consumer refused, an admission's no), then closes: what follows on the connection
+    /// cannot be trusted.
     func refuse(_ error: HTTPError) -> Step {
-        closeAfterWrite = true
-        answerQueued = true
-        current?.consumer = nil
+        let (request, ticket) = state.refuse(now: Self.now())
         // Its body will not be read: the memory goes back (or the line is left) before the
         // answer, which a waiting client may see at once.
-        releaseBodyMemory()
-        outbox += core.render(error, method: current?.head.method, target: current?.head.target,
-                              since: current?.receivedAt)
-        phase = .writing(lastProgress: Self.now())
+        if let ticket { core.bodyMemory.giveBack(ticket) }
+        outbox += core.render(error, head: request?.head, route: request?.match.pattern, since: request?.receivedAt)
         guard flush() else { return .close }
         // Answered: no longer in flight, even while the connection lingers.
         return hasPendingOutput ? .awaitOutput : afterWrite()
     }
 
-    /// Gives the body's memory back to the budget (others may be waiting for it), or leaves
-    /// the line if it was still waiting.
+    /// Gives the body's memory back to the budget (others may be waiting for it): the
+    /// handler is done with the body.
     func releaseBodyMemory() {
-        guard let ticket = current?.memoryTicket else { return }
-        current?.memoryTicket = nil
-        core.bodyMemory.giveBack(ticket)
+        if let ticket = state.takeMemoryTicket() { core.bodyMemory.giveBack(ticket) }
     }
 
-    /// The request's answer is out (or the connection is gone): it is no longer in flight.
-    func finishRequest() {
-        answerQueued = false
-        releaseBodyMemory()
-        current = nil
-        if requestInFlight {
-            requestInFlight = false
-            core.requestFinished()
-        }
+    /// Does what the end of a request asks: its memory back, the stop's count down.
+    func perform(_ finished: ConnectionState.Finished) {
+        if let ticket = finished.ticket { core.bodyMemory.giveBack(ticket) }
+        if finished.requestEnded { core.requestFinished() }
     }
 }

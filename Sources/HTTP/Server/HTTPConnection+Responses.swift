@@ -24,15 +24,13 @@ extension HTTPConnection {
             busy = false
             // The handler is done with the body.
             releaseBodyMemory()
-            guard !closed else { return }
-            if !answer.keepAlive { closeAfterWrite = true }
+            guard !state.isClosed else { return }
             if outbox.isEmpty { outbox = answer.bytes } else { outbox += answer.bytes }
             pendingFile = answer.file.map { ($0, 0) }
-            answerQueued = true
+            state.answerQueued(keepAlive: answer.keepAlive, now: Self.now())
             if let stream = answer.stream {
                 return startStream(stream, version: exchange.head.version, onWorker: onWorker)
             }
-            phase = .writing(lastProgress: Self.now())
             guard flush() else { return close() }
             if hasPendingOutput { return proceed(.awaitOutput, onWorker: onWorker) }
             let step = afterWrite()
@@ -45,14 +43,13 @@ extension HTTPConnection {
 
     /// Everything queued is out: finish the request it answered, then see what comes next.
     func afterWrite() -> Step {
-        if answerQueued {
-            finishRequest()
-            phase = .idle(since: Self.now(), isNew: false)
+        let (finished, next) = state.outputDrained(now: Self.now(), stopping: core.isStopping, parserIdle: parser.isIdle)
+        perform(finished)
+        switch next {
+        case .linger: return .linger
+        case .close: return .close
+        case .parse: return nextStep()
         }
-        // Only once the request is answered: a `100 Continue` going out is not the end.
-        if closeAfterWrite && !requestInFlight { return .linger }
-        if core.isStopping && parser.isIdle { return .close }
-        return nextStep()
     }
 
     /// Writes what it can without blocking: the queued bytes, then the file; false if the
@@ -101,7 +98,7 @@ extension HTTPConnection {
     }
 
     private func noteWriteProgress() {
-        if case .writing = phase { phase = .writing(lastProgress: Self.now()) }
+        state.wroteSome(now: Self.now())
     }
 
     // MARK: Streams
@@ -113,7 +110,7 @@ extension HTTPConnection {
     private func startStream(_ body: ResponseStream, version: RequestHead.Version, onWorker: Bool) {
         let writer = StreamWriter(queueLimit: body.queueLimit, wakeLoop: { [loop, id] in loop.schedule(id) })
         stream = OpenStream(writer: writer, chunked: version == .http1_1)
-        phase = .streaming
+        state.streamStarted()
         body.start(writer)
         if core.isStopping { return endStreamForShutdown() }
         guard flush() else { return close() }
@@ -148,14 +145,14 @@ extension HTTPConnection {
     /// Moves what the producer wrote into the outbox, framed, and sends what the socket takes.
     func pumpStream() {
         guard var open = stream else { return }
-        if requestInFlight { finishRequest() }
+        perform(state.streamTakenOver())
         let delivery = open.writer.takeDelivery()
         if delivery.cancelled { return close() }
         for chunk in delivery.chunks { appendStreamBytes(chunk, chunked: open.chunked) }
         if delivery.finished && !open.ending {
             open.ending = true
             stream = open
-            if open.chunked { outbox += Self.lastChunk } else { closeAfterWrite = true }
+            if open.chunked { outbox += Self.lastChunk } else { state.closeAfterWrite = true }
         }
         guard flush() else { return close() }
         open.writer.noteUnsent(outbox.count - outboxSent)
@@ -176,7 +173,7 @@ extension HTTPConnection {
         guard let open = stream else { return }
         stream = nil
         open.writer.markClosed()
-        phase = .idle(since: Self.now(), isNew: false)
+        state.streamEnded(now: Self.now())
         proceed(afterWrite())
     }
 

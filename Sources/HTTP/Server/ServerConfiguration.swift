@@ -37,6 +37,8 @@ public struct ServerConfiguration: Sendable {
     public var ioThreads: Int
     /// What the loops wait on: epoll (Linux) or Dispatch sources (everywhere).
     public var poller = PollerKind.platformDefault
+    /// How errors become responses: the application's envelope and code table.
+    public var errorRenderer = ErrorRenderer.plainText
 
     public init(host: String = "127.0.0.1", port: Int = 8080) {
         self.host = host

@@ -14,6 +14,9 @@ final class ServerCore: Sendable {
         let receivedAt: UInt64
         /// The body was left unread: the connection cannot carry another request.
         let closesConnection: Bool
+        /// What the route's admission returned, when it ran before the body was read; nil
+        /// when it is still to run (with the handler) or the route has none.
+        var admitted: (any Sendable)? = nil
 
         /// Routing errors and never-blocking routes are answered on the loop itself.
         var runsOnEventLoop: Bool {
@@ -85,29 +88,21 @@ final class ServerCore: Sendable {
         let response: Response
         switch exchange.match {
         case .notFound:
-            response = HTTPError.notFound("no route for \(head.method) \(head.path)").makeResponse()
+            response = render(.notFound("no route for \(head.method) \(head.path)"))
         case .methodNotAllowed(let allowed):
             let allow = allowed.map(\.rawValue).joined(separator: ", ")
-            response = HTTPError(.methodNotAllowed, message: "\(head.method) is not allowed here; use \(allow)",
-                                 headers: HTTPHeaders([("Allow", allow)])).makeResponse()
+            response = render(HTTPError(.methodNotAllowed, message: "\(head.method) is not allowed here; use \(allow)",
+                                 headers: HTTPHeaders([("Allow", allow)])))
         case .found(let route, let parameters):
-            let context = RequestContext(requestID: requestID, logger: logger, parameters: parameters,
-                                         route: route.pattern, remoteAddress: exchange.remoteAddress)
             do {
+                let admitted = try exchange.admitted ?? route.admission?.admit(head, remoteAddress: exchange.remoteAddress)
+                let context = RequestContext(requestID: requestID, logger: logger, parameters: parameters,
+                                             route: route.pattern, remoteAddress: exchange.remoteAddress,
+                                             admitted: admitted)
                 let request = try Request(head: head, content: exchange.body)
                 response = try route.handler(request, context)
-            } catch let error as HTTPError {
-                response = error.makeResponse()
-            } catch let error as any HTTPResponseConvertible {
-                let mapped = error.httpError
-                if mapped.status.code >= 500 {
-                    context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))", "route": "\(route.pattern)"])
-                }
-                response = mapped.makeResponse()
             } catch {
-                // The detail stays in the log; the client learns only that it was our fault.
-                context.logger.error("handler failed", metadata: ["error": "\(error)", "route": "\(route.pattern)"])
-                response = HTTPError(.internalServerError, message: "internal error").makeResponse()
+                response = render(httpError(for: error, route: route.pattern, requestID: requestID))
             }
         }
         // Before the answer goes out: a client that sees it finds no upload left that the
@@ -116,10 +111,33 @@ final class ServerCore: Sendable {
         return finish(response, for: exchange, requestID: requestID)
     }
 
+    /// What a handler's (or an admission's) error means in HTTP. A bug or an outage is
+    /// logged here, with its detail; the client learns only that it was our fault.
+    func httpError(for error: any Error, route: String, requestID: String) -> HTTPError {
+        var logger = logger
+        logger[metadataKey: "request_id"] = .string(requestID)
+        switch error {
+        case let error as HTTPError:
+            return error
+        case let convertible as any HTTPResponseConvertible:
+            let mapped = convertible.httpError
+            if mapped.status.code >= 500 {
+                logger.error("request failed", metadata: ["error": "\(String(reflecting: error))", "route": "\(route)"])
+            }
+            return mapped
+        default:
+            logger.error("handler failed", metadata: ["error": "\(error)", "route": "\(route)"])
+            return HTTPError(.internalServerError, message: "internal error")
+        }
+    }
+
+    /// Said when a request waited too long for a worker.
+    let busyError = HTTPError(.serviceUnavailable, message: "the server is busy; try again shortly",
+                              headers: HTTPHeaders([("Retry-After", "1")]))
+
     /// The answer for a request that waited too long for a worker: 503, handler not run.
     func respondBusy(to exchange: Exchange) -> Answer {
-        let response = HTTPError(.serviceUnavailable, message: "the server is busy; try again shortly",
-                                 headers: HTTPHeaders([("Retry-After", "1")])).makeResponse()
+        let response = render(busyError)
         return finish(response, for: exchange, requestID: RequestID.from(exchange.head.headers["X-Request-Id"]))
     }
 
@@ -139,22 +157,27 @@ final class ServerCore: Sendable {
             case .stream(let stream): answer.stream = stream
             }
         }
-        var route: String?
-        if case .found(let matched, _) = exchange.match { route = matched.pattern }
-        logAccess(method: head.method.rawValue, target: head.target, route: route, status: response.status.code,
+        logAccess(method: head.method.rawValue, target: head.target, route: exchange.match.pattern, status: response.status.code,
                   bytes: sendsBody ? response.body.length ?? 0 : 0, since: exchange.receivedAt, requestID: requestID)
         return answer
     }
 
     /// The bytes of a refusal made before any handler ran; the connection closes after it.
-    func render(_ error: HTTPError, method: HTTPMethod?, target: String?, since: UInt64?) -> [UInt8] {
-        let requestID = RequestID.make()
-        let response = error.makeResponse()
-        logAccess(method: method?.rawValue ?? "-", target: target ?? "-", route: nil, status: error.status.code,
+    /// `head` and `route`: what is known of the request refused (nothing when its head was
+    /// the trouble).
+    func render(_ error: HTTPError, head: RequestHead?, route: String?, since: UInt64?) -> [UInt8] {
+        let requestID = head.map { RequestID.from($0.headers["X-Request-Id"]) } ?? RequestID.make()
+        let response = render(error)
+        logAccess(method: head?.method.rawValue ?? "-", target: head?.target ?? "-", route: route, status: error.status.code,
                   bytes: response.body.length ?? 0, since: since ?? DispatchTime.now().uptimeNanoseconds,
                   requestID: requestID)
         return response.serializeHead(requestID: requestID, date: HTTPDate.now(), keepAlive: false, version: .http1_1)
             + (response.body.inlineBytes ?? [])
+    }
+
+    /// An error as the application renders it (`ServerConfiguration.errorRenderer`).
+    func render(_ error: HTTPError) -> Response {
+        configuration.errorRenderer.response(for: error)
     }
 
     private func logAccess(method: String, target: String, route: String?, status: Int, bytes: Int, since: UInt64,

@@ -10,24 +10,32 @@ struct Identity: Sendable {
     let accounts: Accounts
     let trustsEmails: Bool
 
-    /// The caller, nil when the request names none; 401 for credentials that are present
-    /// but not valid (a client should learn at once that its token is dead).
-    func caller(of request: Request) throws -> Caller? {
-        if let authorization = request.headers["Authorization"] {
+    /// The caller the head names, nil when it names none; 401 for credentials that are
+    /// present but not valid (a client should learn at once that its token is dead).
+    func caller(namedBy headers: HTTPHeaders) throws -> Caller? {
+        if let authorization = headers["Authorization"] {
             guard let token = Self.bearerToken(in: authorization) else {
-                throw HTTPError.unauthorized("use Authorization: Bearer <token>")
+                throw APIError.unauthenticated("use Authorization: Bearer <token>")
             }
             guard let caller = try tokens.caller(presenting: token) else {
-                throw HTTPError.unauthorized("the token is not valid: it was revoked or never issued")
+                throw APIError.unauthenticated("the token is not valid: it was revoked or never issued")
             }
             return caller
         }
-        guard trustsEmails, let email = request.headers["X-User-Email"] ?? Self.emailField(of: request) else {
-            return nil
-        }
+        guard trustsEmails, let email = headers["X-User-Email"] else { return nil }
+        return try caller(email: email)
+    }
+
+    /// Trust mode: the caller the body's `email` field names, when the head named none.
+    func caller(namedInBodyOf request: Request) throws -> Caller? {
+        guard trustsEmails, let email = Self.emailField(of: request) else { return nil }
+        return try caller(email: email)
+    }
+
+    private func caller(email: String) throws -> Caller {
         // The email is the credential here: one that is not an address is a bad credential.
         guard let address = try? EmailAddress(email) else {
-            throw HTTPError.unauthorized("X-User-Email (or the email field) is not an email address")
+            throw APIError.unauthenticated("X-User-Email (or the email field) is not an email address")
         }
         let account = try accounts.findOrCreate(address)
         return Caller(userID: account.userID, tokenID: nil)

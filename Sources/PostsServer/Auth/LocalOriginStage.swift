@@ -8,12 +8,11 @@ import HTTP
 /// test clients send no `Origin` and are not affected. Not used in token mode, where a
 /// request needs a token a page cannot read, nor with `TRUST_ANY_HOST=1`, where the
 /// operator has chosen to serve other machines.
-struct LocalOriginStage: RequestStage {
-    func handle(_ request: Request, _ context: inout AppContext, next: AppHandler) throws -> Response {
-        if let origin = request.headers["Origin"], !Self.isLocal(origin) {
-            throw HTTPError(.forbidden, message: "trust mode takes requests from this machine's pages only, not from \(origin)")
+struct LocalOriginStage: AdmissionStage {
+    func admit(_ head: RequestHead, remoteAddress: String, access: Access, _ admitted: inout Admitted) throws {
+        if let origin = head.headers["Origin"], !Self.isLocal(origin) {
+            throw APIError.forbidden("trust mode takes requests from this machine's pages only, not from \(origin)")
         }
-        return try next(request, &context)
     }
 
     /// `scheme://host[:port]` whose host is a loopback address, localhost or a name under

@@ -17,12 +17,12 @@ struct ChangeFilter: Sendable, Equatable {
     var userID: Int64?
 
     /// 400 for a value that is not an id (or `root`).
-    init(_ query: QueryParameters) throws(HTTPError) {
-        postID = try query["post_id"].map { text throws(HTTPError) in try Self.id(text, "post_id") }
-        parent = try query["parent_id"].map { text throws(HTTPError) in
+    init(_ query: QueryParameters) throws(APIError) {
+        postID = try query["post_id"].map { text throws(APIError) in try Self.id(text, "post_id") }
+        parent = try query["parent_id"].map { text throws(APIError) in
             text == "root" ? .root : .post(try Self.id(text, "parent_id"))
         }
-        userID = try query["user_id"].map { text throws(HTTPError) in try Self.id(text, "user_id") }
+        userID = try query["user_id"].map { text throws(APIError) in try Self.id(text, "user_id") }
     }
 
     init() {}
@@ -87,8 +87,8 @@ struct ChangeFilter: Sendable, Equatable {
         return query
     }
 
-    private static func id(_ text: String, _ name: String) throws(HTTPError) -> Int64 {
-        guard let id = Int64(pathParameter: text) else { throw .badRequest("\(name) must be an id") }
+    private static func id(_ text: String, _ name: String) throws(APIError) -> Int64 {
+        guard let id = Int64(pathParameter: text) else { throw .malformed("\(name) must be an id") }
         return id
     }
 }

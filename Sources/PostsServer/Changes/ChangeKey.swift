@@ -12,8 +12,8 @@ struct ChangeKey: Sendable, Comparable, Hashable {
         self.position = position
     }
 
-    init(_ text: String) throws(HTTPError) {
-        guard let (txid, position) = Base64URL.decodePair(text), txid >= 0 else { throw .badRequest("malformed since") }
+    init(_ text: String) throws(APIError) {
+        guard let (txid, position) = Base64URL.decodePair(text), txid >= 0 else { throw .malformed("malformed since") }
         self.txid = txid
         self.position = position
     }

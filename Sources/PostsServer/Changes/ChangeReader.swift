@@ -150,9 +150,9 @@ extension ChangeReader {
         }
 
         /// 410 `gone` unless it `keeps` the cursor.
-        func check(_ since: ChangeKey) throws(HTTPError) {
+        func check(_ since: ChangeKey) throws(APIError) {
             guard keeps(since) else {
-                throw HTTPError(.gone, message: "changes after this cursor are no longer kept; resync from scratch")
+                throw APIError(.gone, "changes after this cursor are no longer kept; resync from scratch")
             }
         }
     }

@@ -57,9 +57,8 @@ enum ChangeRoutes {
             var lease: StreamQuota.Lease?
             if let streams {
                 guard let claimed = streams.claim(for: context.http.remoteAddress) else {
-                    throw HTTPError(.tooManyRequests,
-                                    message: "this address has \(streams.perClient) event streams open already",
-                                    headers: HTTPHeaders([("Retry-After", "\(retryAfterStreamLimit)")]))
+                    throw APIError(.tooManyRequests, "this address has \(streams.perClient) event streams open already",
+                                   retryAfter: retryAfterStreamLimit)
                 }
                 lease = claimed
             }

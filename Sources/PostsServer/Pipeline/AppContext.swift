@@ -13,14 +13,9 @@ struct AppContext: Sendable {
 
     /// The caller of a route that requires one: the identity stage has answered 401 already
     /// when there is none, so this only fails if a route forgot to ask for one.
-    func requireCaller() throws(HTTPError) -> Caller {
-        guard let caller else { throw HTTPError.unauthorized() }
+    func requireCaller() throws(APIError) -> Caller {
+        guard let caller else { throw APIError.unauthenticated() }
         return caller
     }
 }
 
-extension HTTPError {
-    static func unauthorized(_ message: String = "sign in first: send Authorization: Bearer <token>") -> HTTPError {
-        HTTPError(.unauthorized, message: message)
-    }
-}

@@ -1,7 +1,7 @@
 import HTTP
 
-/// One step every request takes on its way to its route, and back: it may answer by itself
-/// (401, 429), change the context, or look at the answer (metrics).
+/// One step every request takes on its way to its route, and back: it may answer by itself,
+/// change the context, or look at the answer (metrics).
 protocol RequestStage: Sendable {
     func handle(_ request: Request, _ context: inout AppContext, next: AppHandler) throws -> Response
 }
@@ -12,19 +12,33 @@ typealias AppHandler = @Sendable (Request, inout AppContext) throws -> Response
 /// the server itself gives each request its id (first, also to requests it refuses before
 /// routing) and writes its access-log line naming the route pattern (last). A new concern
 /// (rate limits, metrics) is a new stage here; routes never change for it.
+///
+/// The stages that need only the head (origin, rate limit, who the caller is) run as the
+/// route's `Admission`: a request they refuse is answered before its body is read, so a
+/// refused upload costs no disk. The rest run around the handler once the body is in.
 struct Pipeline: Sendable {
+    private let admissionStages: [any AdmissionStage]
     private let stages: [any RequestStage]
 
     /// `limiter`: nil when `RATE_LIMIT_IP` is 0. `localOriginsOnly`: trust mode on loopback.
     init(identity: Identity, changes: ChangeNudge, limiter: RateLimiter?, localOriginsOnly: Bool) {
-        var stages: [any RequestStage] = []
-        if localOriginsOnly { stages.append(LocalOriginStage()) }
-        if let limiter { stages.append(RateLimitStage(limiter: limiter)) }
-        stages += [
-            ChangeNudgeStage(nudge: changes),
-            IdentityStage(identity: identity),
-        ]
-        self.stages = stages
+        var admissionStages: [any AdmissionStage] = []
+        if localOriginsOnly { admissionStages.append(LocalOriginStage()) }
+        if let limiter { admissionStages.append(RateLimitStage(limiter: limiter)) }
+        admissionStages.append(HeadIdentityStage(identity: identity))
+        self.admissionStages = admissionStages
+        stages = [ChangeNudgeStage(nudge: changes), BodyIdentityStage(identity: identity)]
+    }
+
+    /// The admission stages of a route, in order.
+    func admission(access: Access) -> Admission {
+        Admission { [admissionStages] head, remoteAddress in
+            var admitted = Admitted()
+            for stage in admissionStages {
+                try stage.admit(head, remoteAddress: remoteAddress, access: access, &admitted)
+            }
+            return admitted
+        }
     }
 
     /// The route's handler behind every stage, folded once at start-up.
@@ -34,22 +48,11 @@ struct Pipeline: Sendable {
             { request, context in try stage.handle(request, &context, next: next) }
         }
         return { request, http in
-            var context = AppContext(http: http, access: access, caller: nil)
+            // The server ran the route's admission (registered beside this handler).
+            let admitted = http.admitted as? Admitted ?? Admitted()
+            var context = AppContext(http: http, access: access, caller: admitted.caller)
             return try chain(request, &context)
         }
-    }
-}
-
-/// Resolves the caller for routes that use one; the only stage that knows about identity.
-struct IdentityStage: RequestStage {
-    let identity: Identity
-
-    func handle(_ request: Request, _ context: inout AppContext, next: AppHandler) throws -> Response {
-        if context.access != .open {
-            context.caller = try identity.caller(of: request)
-            if context.access == .required && context.caller == nil { throw HTTPError.unauthorized() }
-        }
-        return try next(request, &context)
     }
 }
 

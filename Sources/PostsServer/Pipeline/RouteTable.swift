@@ -16,24 +16,25 @@ struct RouteTable {
     /// `runsOnEventLoop`: only for constant answers that never block (see `Router`).
     mutating func get(_ pattern: String, access: Access = .optional, runsOnEventLoop: Bool = false,
                       _ handler: @escaping Handler) {
-        router.get(pattern, runsOnEventLoop: runsOnEventLoop, pipeline.wrap(access: access, handler))
+        router.get(pattern, runsOnEventLoop: runsOnEventLoop, admission: pipeline.admission(access: access),
+                   pipeline.wrap(access: access, handler))
     }
 
     mutating func post(_ pattern: String, access: Access = .optional, body: BodyPolicy = .collect(limit: Router.defaultBodyLimit),
                        _ handler: @escaping Handler) {
-        router.post(pattern, body: body, pipeline.wrap(access: access, handler))
+        router.post(pattern, body: body, admission: pipeline.admission(access: access), pipeline.wrap(access: access, handler))
     }
 
     mutating func patch(_ pattern: String, access: Access = .optional, body: BodyPolicy = .collect(limit: Router.defaultBodyLimit),
                         _ handler: @escaping Handler) {
-        router.patch(pattern, body: body, pipeline.wrap(access: access, handler))
+        router.patch(pattern, body: body, admission: pipeline.admission(access: access), pipeline.wrap(access: access, handler))
     }
 
     mutating func put(_ pattern: String, access: Access = .optional, body: BodyPolicy = .none, _ handler: @escaping Handler) {
-        router.put(pattern, body: body, pipeline.wrap(access: access, handler))
+        router.put(pattern, body: body, admission: pipeline.admission(access: access), pipeline.wrap(access: access, handler))
     }
 
     mutating func delete(_ pattern: String, access: Access = .optional, _ handler: @escaping Handler) {
-        router.delete(pattern, pipeline.wrap(access: access, handler))
+        router.delete(pattern, admission: pipeline.admission(access: access), pipeline.wrap(access: access, handler))
     }
 }

@@ -2,9 +2,8 @@ import HTTP
 
 /// The posts routes of API.md, firefly's among them: HTTP in and out, SQL in `PostService`.
 enum PostRoutes {
-    /// `tokensOnly`: token mode, where only a bearer token names a caller.
-    static func register(on routes: inout RouteTable, posts: PostService, uploadDirectory: String, tokensOnly: Bool) {
-        let body = postBody(uploadDirectory: uploadDirectory, tokensOnly: tokensOnly)
+    static func register(on routes: inout RouteTable, posts: PostService, uploadDirectory: String) {
+        let body = postBody(uploadDirectory: uploadDirectory)
 
         routes.get("/api/posts") { request, context in
             let parent = try parentFilter(request.query["parent_id"])
@@ -93,18 +92,14 @@ enum PostRoutes {
     }
 
     /// JSON (up to 1 MiB) or a multipart form whose files must be images (up to 11 MiB,
-    /// streamed to the upload folder). Every route with this body requires a caller; in
-    /// token mode a form without a token of the right shape is refused (401) before a byte
-    /// of it reaches the disk. The token itself is checked after the body, on a worker (it
-    /// takes the database); what one address can have in flight meanwhile is bounded by its
-    /// share of the body memory (`BodyMemoryBudget`).
-    private static func postBody(uploadDirectory: String, tokensOnly: Bool) -> BodyPolicy {
+    /// streamed to the upload folder). Every route with this body requires a caller, which
+    /// the pipeline resolves from the head before a byte of the body is read (a refused
+    /// upload costs no disk).
+    private static func postBody(uploadDirectory: String) -> BodyPolicy {
         let images = MultipartBodyConsumer.Policy.images(in: uploadDirectory)
         return BodyPolicy { head throws(HTTPError) -> (any BodyConsumer)? in
             let type = head.headers["Content-Type"]?.lowercased() ?? ""
             if type.hasPrefix("multipart/") {
-                let token = head.headers["Authorization"].flatMap(Identity.bearerToken(in:))
-                if tokensOnly, !(token.map(Base64URL.isToken) ?? false) { throw APIError.unauthenticated().httpError }
                 return try MultipartBodyConsumer(head: head, policy: images)
             }
             return CollectingBodyConsumer(limit: Router.defaultBodyLimit)

@@ -40,13 +40,13 @@ public enum ImageType: String, Sendable, CaseIterable {
 
 extension MultipartBodyConsumer.Policy {
     /// Multipart forms whose files must be images (API.md: JPEG, PNG, GIF or WebP by their
-    /// magic bytes, at most 10 MiB), streamed to `directory`: anything else is refused with
+    /// magic bytes, within `limits`), streamed to `directory`: anything else is refused with
     /// 415 on its first bytes.
-    public static func images(in directory: String) -> MultipartBodyConsumer.Policy {
-        var policy = MultipartBodyConsumer.Policy(directory: directory) { part, firstBytes throws(HTTPError) in
+    public static func images(in directory: String, limits: Configuration.UploadLimits = .api) -> MultipartBodyConsumer.Policy {
+        var policy = MultipartBodyConsumer.Policy(directory: directory, bodyLimit: limits.maxFormBytes,
+                                                  maxFileBytes: limits.maxImageBytes) { part, firstBytes throws(HTTPError) in
             guard ImageType(sniffing: firstBytes) != nil else {
-                throw HTTPError(.unsupportedMediaType,
-                                message: "\(part.name) must be a JPEG, PNG, GIF or WebP image")
+                throw APIError(.unsupportedMedia, "\(part.name) must be a JPEG, PNG, GIF or WebP image").httpError
             }
         }
         policy.inspectedPrefix = ImageType.signatureLength

@@ -1,0 +1,67 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import HTTP
+
+/// Upload files are written by the upload writers, in order, and a body's backlog of
+/// unwritten bytes tells its connection when to stop reading and when to go on.
+@Suite struct UploadWritesTests {
+    private final class Wakes: Sendable {
+        let count = Atomic<Int>(0)
+        var wake: @Sendable () -> Void { { self.count.add(1, ordering: .relaxed) } }
+    }
+
+    private static func waitUntil(_ condition: () -> Bool) {
+        let deadline = Date().addingTimeInterval(5)
+        while !condition() && Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
+    }
+
+    @Test func aBacklogOverItsLimit_wakesItsConnectionOnceDrained() {
+        let writes = UploadWrites(), wakes = Wakes()
+        #expect(!writes.isBehind(limit: 0, wake: wakes.wake))
+        writes.queued(100)
+        #expect(writes.isBehind(limit: 50, wake: wakes.wake))
+        writes.done(40, failed: false)
+        #expect(wakes.count.load(ordering: .relaxed) == 0)
+        writes.done(10, failed: false)
+        #expect(wakes.count.load(ordering: .relaxed) == 1)
+        writes.done(50, failed: false)
+        #expect(wakes.count.load(ordering: .relaxed) == 1 && !writes.isBehind(limit: 0, wake: wakes.wake))
+        #expect(!writes.hasFailed)
+    }
+
+    @Test func chunks_areWrittenInOrder_andTheFileClosedBeforeTheBacklogEmpties() throws {
+        let path = NSTemporaryDirectory() + "upload-writes-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        try #require(descriptor >= 0)
+        let writes = UploadWrites(), wakes = Wakes()
+        let file = UploadFile(descriptor: descriptor, writes: writes)
+        var expected: [UInt8] = []
+        for index in 0..<200 {
+            let chunk = [UInt8](repeating: UInt8(index), count: 1000 + index)
+            expected += chunk
+            file.append(chunk)
+        }
+        file.close()
+        if writes.isBehind(limit: 0, wake: wakes.wake) { Self.waitUntil { wakes.count.load(ordering: .relaxed) == 1 } }
+        #expect(!writes.isBehind(limit: 0, wake: wakes.wake))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(expected))
+        // Closed: the descriptor is no longer open.
+        #expect(fcntl(descriptor, F_GETFD) == -1)
+    }
+
+    @Test func anAbandonedUpload_leavesNoFile_evenWithWritesUnderWay() throws {
+        let folder = NSTemporaryDirectory() + "upload-writes-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let writes = UploadWrites(), wakes = Wakes()
+        do {
+            let upload = try TemporaryUpload(directory: folder, writes: writes)
+            for _ in 0..<50 { try upload.write([UInt8](repeating: 7, count: 64 * 1024)[...]) }
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+        if writes.isBehind(limit: 0, wake: wakes.wake) { Self.waitUntil { wakes.count.load(ordering: .relaxed) == 1 } }
+        #expect(!writes.isBehind(limit: 0, wake: wakes.wake))
+    }
+}
