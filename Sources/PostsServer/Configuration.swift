@@ -39,11 +39,14 @@ public struct Configuration: Sendable {
     public init() {}
 
     /// API.md's limits on multipart uploads: the whole form, and each image in it.
+    /// API.md "Limits": JSON and form bodies, multipart bodies and the images in them.
     public struct UploadLimits: Sendable {
+        public var maxJSONBytes: Int
         public var maxFormBytes: Int
         public var maxImageBytes: Int
 
-        public static let api = UploadLimits(maxFormBytes: 11 * 1024 * 1024, maxImageBytes: 10 * 1024 * 1024)
+        public static let api = UploadLimits(maxJSONBytes: 1024 * 1024, maxFormBytes: 11 * 1024 * 1024,
+                                             maxImageBytes: 10 * 1024 * 1024)
     }
 
     public struct Invalid: Error, CustomStringConvertible {

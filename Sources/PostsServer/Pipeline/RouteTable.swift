@@ -20,12 +20,12 @@ struct RouteTable {
                    pipeline.wrap(access: access, handler))
     }
 
-    mutating func post(_ pattern: String, access: Access = .optional, body: BodyPolicy = .collect(limit: Router.defaultBodyLimit),
+    mutating func post(_ pattern: String, access: Access = .optional, body: BodyPolicy = .collect(limit: Configuration.UploadLimits.api.maxJSONBytes),
                        _ handler: @escaping Handler) {
         router.post(pattern, body: body, admission: pipeline.admission(access: access), pipeline.wrap(access: access, handler))
     }
 
-    mutating func patch(_ pattern: String, access: Access = .optional, body: BodyPolicy = .collect(limit: Router.defaultBodyLimit),
+    mutating func patch(_ pattern: String, access: Access = .optional, body: BodyPolicy = .collect(limit: Configuration.UploadLimits.api.maxJSONBytes),
                         _ handler: @escaping Handler) {
         router.patch(pattern, body: body, admission: pipeline.admission(access: access), pipeline.wrap(access: access, handler))
     }

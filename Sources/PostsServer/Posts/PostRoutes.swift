@@ -102,7 +102,7 @@ enum PostRoutes {
             if type.hasPrefix("multipart/") {
                 return try MultipartBodyConsumer(head: head, policy: images)
             }
-            return CollectingBodyConsumer(limit: Router.defaultBodyLimit)
+            return CollectingBodyConsumer(limit: Configuration.UploadLimits.api.maxJSONBytes)
         }
     }
 
