@@ -29,7 +29,7 @@ bench_pg_dir=$pg_dir
 bench_build_ours
 if [ -n "$scenarios" ]; then url=$(bench_database "$pg_port" "$posts" "$users"); else url=$(bench_database "$pg_port"); fi
 for server in ".build/release/posts-server:$ours_port" "$baseline:$base_port"; do
-    DATABASE_URL=$url PORT=${server##*:} DB_POOL_SIZE=$pool AUTH_MODE=trust "${server%:*}" serve --no-migrate >/dev/null &
+    DATABASE_URL=$url PORT=${server##*:} DB_POOL_SIZE=$pool AUTH_MODE=trust RATE_LIMIT_IP=0 "${server%:*}" serve --no-migrate >/dev/null &
     bench_pids+=($!)
 done
 for port in $ours_port $base_port; do bench_wait_for_port "$port"; done

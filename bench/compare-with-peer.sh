@@ -26,7 +26,7 @@ bench_build_ours
 bench_build_peer
 url=$(bench_database "$pg_port" "$posts" "$users")
 
-DATABASE_URL=$url PORT=$ours_port DB_POOL_SIZE=$pool AUTH_MODE=trust \
+DATABASE_URL=$url PORT=$ours_port DB_POOL_SIZE=$pool AUTH_MODE=trust RATE_LIMIT_IP=0 \
     .build/release/posts-server serve --no-migrate >/dev/null &
 bench_pids+=($!)
 DATABASE_URL=$url PORT=$peer_port DB_POOL_SIZE=$pool LOG_LEVEL=error "$bench_peer" >/dev/null 2>&1 &
