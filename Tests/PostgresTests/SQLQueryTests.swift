@@ -12,6 +12,23 @@ import Testing
         #expect(query.binds[1] == PostgresValue(type: .text, bytes: Array(name.utf8)))
     }
 
+    @Test func fragments_keepTheirBindsInOrder_renumberedAfterTheOnesBefore() {
+        var inner: SQLQuery = "SELECT p.id AS \"émoji 🎉\" FROM posts p WHERE p.parent_id = \(Int64(1))"
+        inner.append(" AND p.user_id = \(Int64(2)) AND p.id > \(Int64(3))")
+        let outer: SQLQuery = "SELECT \(Int64(4)), x.* FROM (\(inner)) x WHERE x.id <> \(Int64(5))"
+        #expect(outer.sql == "SELECT $1, x.* FROM (SELECT p.id AS \"émoji 🎉\" FROM posts p WHERE p.parent_id = $2 "
+                    + "AND p.user_id = $3 AND p.id > $4) x WHERE x.id <> $5")
+        #expect(outer.binds.count == 5)
+    }
+
+    @Test func renumbering_leavesDollarsThatAreNoBindAlone() {
+        #expect(SQLQuery.renumbered("a $ b $$ c $1 d $12", by: 3) == "a $ b $$ c $4 d $15")
+        #expect(SQLQuery.renumbered("no binds at all", by: 9) == "no binds at all")
+        #expect(SQLQuery.renumbered("$1", by: 0) == "$1")
+        #expect(SQLQuery.renumbered("$12345678901234567890", by: 1) == "$12345678901234567890")
+        #expect(SQLQuery.renumbered("é$2ü", by: 1) == "é$3ü")
+    }
+
     @Test func nil_bindsNull() {
         let missing: String? = nil
         let query: SQLQuery = "SELECT \(missing)"

@@ -50,49 +50,40 @@ struct AccountExport: Sendable {
         // The object stays open: the long lists follow, then the ones not kept yet.
         try file.write(head.bytes)
 
-        try writeList("posts", keyedBy: Int64.self, to: file) { after in
-            var page: SQLQuery = """
-                SELECT \(unsafeSQL: PostShape.columns), p.id AS key FROM posts p \(unsafeSQL: PostShape.authorJoin)
-                WHERE p.user_id = \(userID)
-                """
-            if let after { page.append(" AND p.id > \(after)") }
-            page.append(" ORDER BY p.id LIMIT \(Self.pageSize)")
-            return try connection.query(page).rows
-        } append: { row, out in try PostShape.append(row, withLiked: false, to: &out) }
-
-        try writeList("comments", keyedBy: UUID.self, to: file) { after in
-            var page: SQLQuery = """
-                SELECT \(unsafeSQL: CommentShape.columns), c.id AS key FROM comments c \(unsafeSQL: CommentShape.authorJoin)
-                WHERE c.user_id = \(userID)
-                """
-            if let after { page.append(" AND c.id > \(after)") }
-            page.append(" ORDER BY c.id LIMIT \(Self.pageSize)")
-            return try connection.query(page).rows
-        } append: { row, out in try CommentShape.append(row, to: &out) }
-
-        try writeList("likes", keyedBy: Int64.self, to: file) { after in
-            var page: SQLQuery = "SELECT l.post_id, l.post_id AS key FROM likes l WHERE l.user_id = \(userID)"
-            if let after { page.append(" AND l.post_id > \(after)") }
-            page.append(" ORDER BY l.post_id LIMIT \(Self.pageSize)")
-            return try connection.query(page).rows
-        } append: { row, out in RowJSON.appendInteger(try row.decode(at: 0, as: Int64.self), to: &out) }
+        try writeList("posts", keyedBy: Int64.self, key: "p.id", to: file, on: connection,
+                      select: "SELECT \(unsafeSQL: PostShape.columns)",
+                      from: "FROM posts p \(unsafeSQL: PostShape.authorJoin) WHERE p.user_id = \(userID)") { row, out in
+            try PostShape.append(row, withLiked: false, to: &out)
+        }
+        try writeList("comments", keyedBy: UUID.self, key: "c.id", to: file, on: connection,
+                      select: "SELECT \(unsafeSQL: CommentShape.columns)",
+                      from: "FROM comments c \(unsafeSQL: CommentShape.authorJoin) WHERE c.user_id = \(userID)") { row, out in
+            try CommentShape.append(row, to: &out)
+        }
+        try writeList("likes", keyedBy: Int64.self, key: "l.post_id", to: file, on: connection,
+                      select: "SELECT l.post_id", from: "FROM likes l WHERE l.user_id = \(userID)") { row, out in
+            RowJSON.appendInteger(try row.decode(at: 0, as: Int64.self), to: &out)
+        }
 
         // What this server does not keep yet (follows, blocks, reports, notifications): the
         // document names them all the same, so that a client reads one shape.
         try file.write(Array(#","follows":[],"blocks":[],"reports":[],"notifications":[]}"#.utf8))
     }
 
-    /// `,"name":[…]`, page after page: `next` reads the rows after a key (nil: from the
-    /// start), each with its key in a column named `key`.
+    /// `,"name":[…]`: the rows of `select` `from`, page after page in `key` order (a keyset
+    /// walk: each page starts after the last key of the one before).
     private func writeList<Key: PostgresDecodable & PostgresBindable>(
-        _ name: String, keyedBy: Key.Type, to file: ExportFile, next: (Key?) throws -> [PostgresRow],
-        append: (PostgresRow, inout [UInt8]) throws -> Void
+        _ name: String, keyedBy: Key.Type, key: String, to file: ExportFile, on connection: PostgresConnection,
+        select: SQLQuery, from: SQLQuery, append: (PostgresRow, inout [UInt8]) throws -> Void
     ) throws {
         try file.write(Array(",\"\(name)\":[".utf8))
         var after: Key?
         var first = true
         while true {
-            let rows = try next(after)
+            var page: SQLQuery = "\(select), \(unsafeSQL: key) AS key \(from)"
+            if let after { page.append(" AND \(unsafeSQL: key) > \(after)") }
+            page.append(" ORDER BY \(unsafeSQL: key) LIMIT \(Self.pageSize)")
+            let rows = try connection.query(page).rows
             var out: [UInt8] = []
             out.reserveCapacity(rows.count * 600)
             for row in rows {

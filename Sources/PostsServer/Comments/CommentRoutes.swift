@@ -6,15 +6,11 @@ enum CommentRoutes {
     static func register(on routes: inout RouteTable, comments: CommentService) {
         routes.get("/api/posts/:id/comments") { request, context in
             let id = try context.parameters.require("id", as: Int64.self)
-            guard let page = try comments.page(of: id, PageRequest<CommentCursor>(request.query)) else {
-                throw APIError.notFound("no such post")
+            return try PostPageAnswer.make(id, comments.page(of: id, PageRequest<CommentCursor>(request.query)),
+                                           nextCursor: { $0.nextCursor?.text }) { page, answer in
+                answer.addRaw("comments", page.json)
+                answer.add("count", page.commentCount)
             }
-            var answer = JSONObject.success()
-            answer.add("post_id", id)
-            answer.addRaw("comments", page.json)
-            answer.add("count", page.commentCount)
-            answer.add("next_cursor", page.nextCursor?.text)
-            return answer.response()
         }
 
         routes.post("/api/posts/:id/comments", access: .required) { request, context in

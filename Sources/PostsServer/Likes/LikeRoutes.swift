@@ -26,15 +26,11 @@ enum LikeRoutes {
 
         routes.get("/api/posts/:id/likes") { request, context in
             let id = try context.parameters.require("id", as: Int64.self)
-            guard let likers = try likes.likers(of: id, PageRequest<KeysetCursor>(request.query)) else {
-                throw APIError.notFound("no such post")
+            return try PostPageAnswer.make(id, likes.likers(of: id, PageRequest<KeysetCursor>(request.query)),
+                                           nextCursor: { $0.nextCursor?.text }) { likers, answer in
+                answer.add("like_count", likers.likeCount)
+                answer.addRaw("profiles", likers.profilesJSON)
             }
-            var answer = JSONObject.success()
-            answer.add("post_id", id)
-            answer.add("like_count", likers.likeCount)
-            answer.addRaw("profiles", likers.profilesJSON)
-            answer.add("next_cursor", likers.nextCursor?.text)
-            return answer.response()
         }
     }
 }

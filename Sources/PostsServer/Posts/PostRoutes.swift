@@ -23,15 +23,11 @@ enum PostRoutes {
 
         routes.get("/api/posts/:id/children") { request, context in
             let id = try context.parameters.require("id", as: Int64.self)
-            guard let page = try posts.children(of: id, PageRequest<KeysetCursor>(request.query), caller: context.caller) else {
-                throw APIError.notFound("no such post")
+            return try PostPageAnswer.make(id, posts.children(of: id, PageRequest<KeysetCursor>(request.query), caller: context.caller),
+                                           nextCursor: { $0.nextCursor?.text }) { page, answer in
+                answer.addRaw("children", page.json)
+                answer.add("count", page.count)
             }
-            var answer = JSONObject.success()
-            answer.add("post_id", id)
-            answer.addRaw("children", page.json)
-            answer.add("count", page.count)
-            answer.add("next_cursor", page.nextCursor?.text)
-            return answer.response()
         }
 
         routes.get("/api/posts/:id/ancestors") { _, context in
