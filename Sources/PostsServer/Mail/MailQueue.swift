@@ -77,14 +77,15 @@ struct MailQueue: Sendable {
         }
     }
 
-    /// After the relay's final 250.
-    func markSent(_ id: Int64) throws {
+    /// After the relay's final 250 to each.
+    func markSent(_ ids: [Int64]) throws {
+        guard !ids.isEmpty else { return }
         try pool.withConnection { connection in
             try connection.query("""
                 UPDATE outbox SET sent_at = now(), last_error = NULL,
                     subject = CASE WHEN \(erasesFinished) THEN '' ELSE subject END,
                     body = CASE WHEN \(erasesFinished) THEN '' ELSE body END
-                WHERE id = \(id)
+                WHERE id = ANY(\(PostgresArray(ids)))
                 """)
         }
     }

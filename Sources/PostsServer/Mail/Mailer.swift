@@ -95,21 +95,31 @@ final class Mailer: Sendable {
 
     /// Sends the claimed messages in order; false when it stopped early (the relay failed
     /// one, or the mailer is stopping), the rest being given back untried.
+    /// The batch's deliveries are marked sent together, in one statement at its end.
     private func deliver(_ claimed: [MailQueue.Claimed], with client: SMTPClient) throws -> Bool {
+        var delivered: [Int64] = []
         for (index, message) in claimed.enumerated() {
             guard running.load(ordering: .acquiring) else {
+                try queue.markSent(delivered)
                 try queue.release(claimed[index...].map(\.id))
                 return false
             }
             let outcome = send(message, with: client)
-            try record(outcome, of: message)
+            if outcome == .delivered {
+                delivered.append(message.id)
+                counters.withLock { $0.sent += 1; $0.lastTryFailed = false }
+                continue
+            }
+            try recordFailure(outcome, of: message)
             if case .retry = outcome {
                 // The relay is likely down for the others too: they go back untried, and
                 // the next rounds try one at a time while this one backs off.
+                try queue.markSent(delivered)
                 try queue.release(claimed[(index + 1)...].map(\.id))
                 return false
             }
         }
+        try queue.markSent(delivered)
         return true
     }
 
@@ -123,12 +133,11 @@ final class Mailer: Sendable {
                                        body: message.body, date: message.createdAt, messageID: message.messageID))
     }
 
-    private func record(_ outcome: SMTPOutcome, of message: MailQueue.Claimed) throws {
+    private func recordFailure(_ outcome: SMTPOutcome, of message: MailQueue.Claimed) throws {
         let metadata: Logger.Metadata = ["outbox.id": "\(message.id)", "attempt": "\(message.attempts)"]
         switch outcome {
         case .delivered:
-            try queue.markSent(message.id)
-            counters.withLock { $0.sent += 1; $0.lastTryFailed = false }
+            return
         case .rejected(let reason):
             try queue.markFailed(message.id, error: reason)
             counters.withLock { $0.failed += 1; $0.lastTryFailed = true }
