@@ -66,6 +66,26 @@ import TestSupport
         #expect(relay.messages.count == 1)
     }
 
+    @Test func smtps_speaksTLSFromTheFirstByte() throws {
+        let relay = try SMTPRelay(.implicitTLS)
+        let app = try MailTestSupport.start(smtpURL: "smtps://127.0.0.1:\(relay.port)", caFile: relay.certificateFile)
+        defer { app.stop() }
+        #expect(try APIClient(port: app.server.port).send("POST", "/api/auth/send-code", json: ["email": "jo@example.com"]).status == 200)
+        let message = try #require(relay.waitForMessages(1)?.first)
+        #expect(message.usedTLS && message.recipients == ["jo@example.com"])
+    }
+
+    /// A certificate the CA file does not vouch for is a TLS failure: nothing is sent.
+    @Test func untrustedCertificate_getsNothing() throws {
+        let relay = try SMTPRelay(.startTLS)
+        let app = try MailTestSupport.start(smtpURL: MailTestSupport.url(for: relay))
+        defer { app.stop() }
+        #expect(try APIClient(port: app.server.port).send("POST", "/api/auth/send-code", json: ["email": "kim@example.com"]).status == 200)
+        let row = try #require(try MailTestSupport.waitForRow("kim@example.com", in: app) { $0.lastError != nil })
+        #expect(!row.sent && !row.failed)
+        #expect(relay.messages.isEmpty)
+    }
+
     /// STARTTLS is required, not opportunistic: a relay that does not offer it gets nothing,
     /// and the message waits for a retry.
     @Test func relayWithoutSTARTTLS_getsNothingInClear() throws {

@@ -8,13 +8,16 @@ import Darwin
 
 /// A real SMTP server for the mail tests: Tests/TestSupport/smtp_relay.py (Python's
 /// aiosmtpd) as a child process on a free loopback port, plain, with STARTTLS required
-/// (a certificate made here with `openssl`), or with AUTH required too. It records every
+/// (a certificate made here with `openssl`), with AUTH required too, or with TLS from the
+/// first byte. It records every
 /// message it accepts; it can be told to refuse the next ones, stopped, and started again
 /// on the same port.
 public final class SMTPRelay: @unchecked Sendable {
     public enum Setup: Sendable {
         case plain
         case startTLS
+        /// TLS from the first byte (`smtps://`, port 465's way).
+        case implicitTLS
         /// STARTTLS, then AUTH PLAIN or LOGIN with these credentials, both required.
         case authenticated(user: String, password: String)
     }
@@ -90,6 +93,7 @@ public final class SMTPRelay: @unchecked Sendable {
                          "--rules", rulesFile, "--ready", readyFile]
         if let certificateFile { arguments += ["--cert", certificateFile, "--key", directory + "/key.pem"] }
         if case .authenticated(let user, let password) = setup { arguments += ["--user", user, "--password", password] }
+        if case .implicitTLS = setup { arguments.append("--implicit-tls") }
         guard FileManager.default.isExecutableFile(atPath: Self.python) else {
             throw Failure(description: "no python with aiosmtpd at \(Self.python): run scripts/test (it installs it)")
         }

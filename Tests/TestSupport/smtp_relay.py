@@ -1,7 +1,7 @@
 """A real SMTP relay for the mail tests (Tests/TestSupport/SMTPRelay.swift starts it).
 
 aiosmtpd on a loopback port, in the set-up the flags ask for: plain; STARTTLS required
-(--cert/--key); AUTH PLAIN/LOGIN required (--user/--password, only after STARTTLS unless
+(--cert/--key); TLS from the first byte (--implicit-tls, as on port 465); AUTH PLAIN/LOGIN required (--user/--password, only after STARTTLS unless
 --auth-in-clear). Every message it accepts is appended to --record as one JSON line
 (envelope, raw data base64, whether TLS and AUTH were used) and flushed at once. A rule
 file (--rules) makes it answer the next N transactions with a given reply, at RCPT or at
@@ -31,6 +31,7 @@ parser.add_argument("--key")
 parser.add_argument("--user")
 parser.add_argument("--password")
 parser.add_argument("--auth-in-clear", action="store_true")
+parser.add_argument("--implicit-tls", action="store_true")
 options = parser.parse_args()
 
 lock = threading.Lock()
@@ -72,7 +73,7 @@ class Recorder:
             "mail_from": envelope.mail_from,
             "rcpt_tos": envelope.rcpt_tos,
             "data": base64.b64encode(envelope.original_content or envelope.content).decode(),
-            "tls": session.ssl is not None,
+            "tls": session.ssl is not None or server.transport.get_extra_info("ssl_object") is not None,
             "authenticated": bool(session.authenticated),
         }
         with lock, open(options.record, "a") as file:
@@ -97,7 +98,10 @@ settings = {}
 if options.cert:
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     context.load_cert_chain(options.cert, options.key)
-    settings.update(tls_context=context, require_starttls=True)
+    if options.implicit_tls:
+        settings.update(ssl_context=context)
+    else:
+        settings.update(tls_context=context, require_starttls=True)
 if options.user:
     settings.update(authenticator=authenticator, auth_required=True, auth_require_tls=not options.auth_in_clear)
 
