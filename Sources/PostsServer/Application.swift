@@ -29,8 +29,8 @@ public final class Application: Sendable {
         let tokens = Tokens(pool: pool)
         let outbox = Outbox(pool: pool)
         let profiles = ProfileService(pool: pool)
-        let mailer = configuration.mail.map { [pool] in
-            Mailer(settings: $0, pool: pool, erasesFinished: configuration.authMode == .token, logger: logger)
+        let mailer = configuration.mail.map {
+            Mailer(settings: $0, conninfo: databaseURL, erasesFinished: configuration.authMode == .token, logger: logger)
         }
         self.mailer = mailer
         if mailer == nil && configuration.authMode == .token {

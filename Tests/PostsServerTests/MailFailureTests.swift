@@ -1,4 +1,5 @@
 import Foundation
+import Postgres
 @testable import PostsServer
 import Testing
 import TestSupport
@@ -60,6 +61,26 @@ import TestSupport
         _ = try MailTestSupport.waitForRow("hal@example.com", in: app) { $0.sent }
         #expect(try MailTestSupport.row(for: "gus@example.com", in: app)?.attempts == 1)
         #expect(relay.messages.count == 1)
+    }
+
+    /// Messages written while no mailer ran and already past the 15-minute window fail
+    /// unsent (their codes are long dead); the fresh ones go.
+    @Test func aBacklogPastTheWindow_failsUnsent() throws {
+        let relay = try SMTPRelay(.plain)
+        let database = try TestDatabase.makeDatabase()
+        let writer = try PostgresConnection(conninfo: database)
+        try writer.query("""
+            INSERT INTO outbox (recipient, subject, body, created_at) VALUES
+                ('old@example.com', 'Your sign-in code: 111111', 'old', now() - interval '20 minutes'),
+                ('new@example.com', 'Your sign-in code: 222222', 'new', now())
+            """)
+        writer.close()
+        let app = try MailTestSupport.start(smtpURL: MailTestSupport.url(for: relay, inClear: true), conninfo: database)
+        defer { app.stop() }
+        let old = try #require(try MailTestSupport.waitForRow("old@example.com", in: app) { $0.failed })
+        #expect(old.attempts == 0 && !old.sent && old.subject.isEmpty && old.body.isEmpty)
+        _ = try MailTestSupport.waitForRow("new@example.com", in: app) { $0.sent }
+        #expect(relay.messages.map(\.recipients) == [["new@example.com"]])
     }
 
     /// Trust mode keeps a delivered message for the dev mailbox, which still shows it.

@@ -27,13 +27,10 @@ struct MailQueue: Sendable {
         let attempts: Int
     }
 
-    /// Up to `limit` due messages, oldest first, each marked as being tried (one more
-    /// attempt, a lease, a Message-ID fixed at the first try). Rows another instance has
-    /// locked are skipped, never waited for: N mailers never take the same row. Messages
-    /// that were never tried and are already past the window (a backlog from before the
-    /// mailer ran) are failed instead, since their codes are long dead.
-    func claim(limit: Int, messageIDDomain: Substring) throws -> [Claimed] {
-        try pool.withTransaction { connection in
+    /// Fails the messages that were never tried and are already past the window (a backlog
+    /// from before any mailer ran): their codes are long dead.
+    func failStale() throws {
+        try pool.withConnection { connection in
             try connection.query("""
                 WITH stale AS (
                     SELECT id FROM outbox
@@ -46,7 +43,16 @@ struct MailQueue: Sendable {
                     body = CASE WHEN \(erasesFinished) THEN '' ELSE o.body END
                 FROM stale WHERE o.id = stale.id
                 """)
-            return try connection.query("""
+        }
+    }
+
+    /// Up to `limit` due messages, oldest first, each marked as being tried (one more
+    /// attempt, a lease, a Message-ID fixed at the first try). Rows another instance has
+    /// locked are skipped, never waited for: N mailers never take the same row. One
+    /// statement, so one round trip and atomic by itself.
+    func claim(limit: Int, messageIDDomain: Substring) throws -> [Claimed] {
+        try pool.withConnection { connection in
+            try connection.query("""
                 WITH due AS (
                     SELECT id FROM outbox
                     WHERE sent_at IS NULL AND failed_at IS NULL AND next_attempt_at <= now()

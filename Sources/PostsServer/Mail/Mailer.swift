@@ -8,8 +8,12 @@ import Synchronization
 /// (`MailQueue.claim`), sends them with no database connection held, then records each
 /// outcome. A round starts when a writer nudges (`wake()`, after its commit) or after a
 /// short poll, which picks up other instances' messages and retries that came due.
+///
+/// It has a database connection of its own (a pool of one): the request pool has exactly
+/// one connection per worker, so a mailer borrowing from it would make a request wait.
 final class Mailer: Sendable {
     private let settings: MailSettings
+    private let pool: ConnectionPool
     private let queue: MailQueue
     private let logger: Logger
     private let running = Atomic<Bool>(false)
@@ -22,6 +26,8 @@ final class Mailer: Sendable {
     static let batch = 4
     /// How often an idle mailer looks for due messages it was not nudged about.
     static let pollInterval: Duration = .seconds(1)
+    /// How often it looks for never-tried messages past the delivery window.
+    static let staleCheckInterval: Duration = .seconds(30)
 
     struct Counters: Sendable {
         var sent = 0
@@ -30,8 +36,9 @@ final class Mailer: Sendable {
         var lastTryFailed = false
     }
 
-    init(settings: MailSettings, pool: ConnectionPool, erasesFinished: Bool, logger: Logger) {
+    init(settings: MailSettings, conninfo: String, erasesFinished: Bool, logger: Logger) {
         self.settings = settings
+        pool = ConnectionPool(ConnectionPool.Configuration(conninfo: conninfo, size: 1))
         queue = MailQueue(pool: pool, erasesFinished: erasesFinished)
         self.logger = logger
     }
@@ -55,12 +62,13 @@ final class Mailer: Sendable {
     }
 
     /// Ends a transfer in progress within about a second (its message is retried later,
-    /// here or on another instance) and waits for the thread.
+    /// here or on another instance), waits for the thread and closes its connection.
     func stop() {
         guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
         cancellation.flag.store(true, ordering: .relaxed)
         wakeUp.signal()
         _ = finished.wait(timeout: .now() + 5)
+        pool.close()
     }
 
     private func runRounds() {
@@ -72,9 +80,14 @@ final class Mailer: Sendable {
             return
         }
         var databaseDown = false
+        var staleChecked = ContinuousClock.now - Self.staleCheckInterval
         while running.load(ordering: .acquiring) {
             var more = false
             do {
+                if ContinuousClock.now - staleChecked >= Self.staleCheckInterval {
+                    try queue.failStale()
+                    staleChecked = ContinuousClock.now
+                }
                 let claimed = try queue.claim(limit: Self.batch, messageIDDomain: settings.from.domain)
                 if databaseDown { logger.info("the mailer reaches the database again") }
                 databaseDown = false
