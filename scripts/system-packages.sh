@@ -4,7 +4,8 @@
 # is keg-only (not on PATH, libpq.pc not where pkg-config looks), so its folders are
 # exported here.
 # The test path's tools (NEEDS_TEST_TOOLS=1; scripts/dev needs none): Python's venv for the
-# PyPI tools (scripts/python-tools.sh) and curl for scripts/api-conformance; macOS has both.
+# PyPI tools (scripts/python-tools.sh), curl for scripts/api-conformance and openssl for the
+# mail tests' certificates; macOS has all three.
 # NEEDS_FAULT_TOOLS=1 (scripts/faults): wrk, slowhttptest, curl, psql and python3.
 # NEEDS_COMPOSE=1 (scripts/check-compose): Debian's docker-compose, to validate the file.
 if [ "$(uname -s)" = Darwin ]; then
@@ -18,6 +19,11 @@ if [ "$(uname -s)" = Darwin ]; then
         brew install postgresql@16
     fi
     command -v pkg-config >/dev/null 2>&1 || brew install pkgconf
+    # macOS ships libcurl (with its .pc in the SDK); Homebrew's curl only if pkg-config misses it.
+    pkg-config --exists libcurl 2>/dev/null || brew install curl
+    if [ -f "$(brew --prefix curl)/lib/pkgconfig/libcurl.pc" ]; then
+        export PKG_CONFIG_PATH="$(brew --prefix curl)/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+    fi
     for folder in "$postgres_prefix/lib/pkgconfig" "$postgres_prefix/lib/postgresql/pkgconfig"; do
         if [ -f "$folder/libpq.pc" ]; then
             export PKG_CONFIG_PATH="$folder${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
@@ -33,10 +39,14 @@ else
     missing=()
     command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
     pkg-config --exists libpq 2>/dev/null || missing+=(libpq-dev)
+    # The mailer's SMTP client (the CLibCurl target).
+    pkg-config --exists libcurl 2>/dev/null || missing+=(libcurl4-openssl-dev)
     compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
     if [ -n "${NEEDS_TEST_TOOLS:-}" ]; then
         /usr/bin/python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing+=(python3-venv)
         command -v curl >/dev/null 2>&1 || missing+=(curl)
+        # The mail tests make the STARTTLS relay's certificate with it.
+        command -v openssl >/dev/null 2>&1 || missing+=(openssl)
     fi
     if [ -n "${NEEDS_FAULT_TOOLS:-}" ]; then
         command -v wrk >/dev/null 2>&1 || missing+=(wrk)

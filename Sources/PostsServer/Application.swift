@@ -11,6 +11,8 @@ public final class Application: Sendable {
     /// This instance's live change feed and the retention pruner, both running until `stop`.
     let feed: ChangeFeed
     let pruner: ChangePruner
+    /// The SMTP mailer, when `SMTP_URL` is set.
+    let mailer: Mailer?
     /// The routes the server answers (which depend on the configuration: dev routes).
     let router: Router
 
@@ -27,8 +29,16 @@ public final class Application: Sendable {
         let tokens = Tokens(pool: pool, lifetimeSeconds: configuration.tokenLifetime.components.seconds)
         let outbox = Outbox(pool: pool)
         let profiles = ProfileService(pool: pool)
+        let mailer = configuration.mail.map {
+            Mailer(settings: $0, conninfo: databaseURL, erasesFinished: configuration.authMode == .token, logger: logger)
+        }
+        self.mailer = mailer
+        if mailer == nil && configuration.authMode == .token {
+            logger.warning("SMTP_URL is not set: sign-in codes will not be delivered (they wait in the outbox table for an external mailer; see README \"Sending mail\")")
+        }
         let auth = AuthService(pool: pool, accounts: accounts, tokens: tokens, outbox: outbox,
-                               logsCodes: configuration.logsLoginCodes, logger: logger)
+                               logsCodes: configuration.logsLoginCodes, logger: logger,
+                               wakeMailer: { mailer?.wake() })
         let identity = Identity(tokens: tokens, accounts: accounts, trustsEmails: configuration.authMode == .trust)
         let images = try ImageStore(directory: configuration.uploadDirectory)
         let posts = PostService(pool: pool, images: images)
@@ -38,7 +48,7 @@ public final class Application: Sendable {
         let localOriginsOnly = configuration.authMode == .trust && !configuration.trustAnyHost
         var routes = RouteTable(pipeline: Pipeline(identity: identity, changes: nudge, limiter: limiter,
                                                    localOriginsOnly: localOriginsOnly))
-        HealthRoutes.register(on: &routes, pool: pool)
+        HealthRoutes.register(on: &routes, pool: pool, mail: { mailer.map { $0.statistics.lastTryFailed ? .failing : .ok } ?? .notConfigured })
         OpenAPIRoutes.register(on: &routes)
         AuthRoutes.register(on: &routes, auth: auth, profiles: profiles)
         ProfileRoutes.register(on: &routes, profiles: profiles)
@@ -58,7 +68,7 @@ public final class Application: Sendable {
         // The server is made from the routes, and /metrics reads its connection count.
         let madeServer = ParkingLock<Server?>(nil)
         MetricsRoutes.register(on: &routes, sources: MetricsRoutes.Sources(
-            requests: requests, pool: pool, feed: feed,
+            requests: requests, pool: pool, feed: feed, mailer: mailer, mailQueue: MailQueue(pool: pool, erasesFinished: false),
             openConnections: { madeServer.withLock { $0?.openConnections ?? 0 } }))
         if configuration.authMode == .trust {
             DevRoutes.register(on: &routes, outbox: outbox, reset: DevReset(pool: pool, images: images),
@@ -81,14 +91,16 @@ public final class Application: Sendable {
         madeServer.withLock { [server] in $0 = server }
         feed.start()
         pruner.start()
+        mailer?.start()
     }
 
-    /// Finishes the requests in flight (streams end at once), stops the feed and the
-    /// pruner, then closes the pool.
+    /// Finishes the requests in flight (streams end at once), stops the feed, the pruner
+    /// and the mailer, then closes the pool.
     public func stop() {
         server.stop()
         feed.stop()
         pruner.stop()
+        mailer?.stop()
         pool.close()
     }
 }

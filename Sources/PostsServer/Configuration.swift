@@ -35,6 +35,8 @@ public struct Configuration: Sendable {
     public var maxBodyMemory = 64 * 1024 * 1024
     /// The event loops' poller: epoll (Linux's default) or dispatch (macOS's only one).
     public var eventLoop = PollerKind.platformDefault
+    /// `SMTP_URL`, `MAIL_FROM`, `SMTP_CA_FILE`: the built-in mailer, off when nil.
+    public var mail: MailSettings?
 
     public init() {}
 
@@ -62,6 +64,9 @@ public struct Configuration: Sendable {
         if authMode == .trust && !trustAnyHost && !Self.isLoopback(host) {
             throw Invalid(description: "AUTH_MODE=trust lets anyone act as any user; it only binds to a loopback HOST "
                 + "(not \(host)) unless TRUST_ANY_HOST=1")
+        }
+        if let caFile = mail?.caFile, !FileManager.default.isReadableFile(atPath: caFile) {
+            throw Invalid(description: "SMTP_CA_FILE names no readable file: \(caFile)")
         }
     }
 
@@ -134,6 +139,8 @@ public struct Configuration: Sendable {
             }
             configuration.tokenLifetime = lifetime
         }
+        configuration.mail = try MailSettings.parse(smtpURL: value("SMTP_URL"), mailFrom: value("MAIL_FROM"),
+                                                    caFile: value("SMTP_CA_FILE"))
         if let name = value("EVENT_LOOP") {
             guard let kind = PollerKind.named(name) else { throw Invalid.unknownEventLoop(name) }
             configuration.eventLoop = kind

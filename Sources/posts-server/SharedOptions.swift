@@ -34,6 +34,12 @@ struct SharedOptions: ParsableArguments {
     var maxBodyMemory: String?
     @Option(help: "What the event loops wait on: epoll (Linux only, its default) or dispatch (env EVENT_LOOP).")
     var eventLoop: String?
+    @Option(help: "smtp://[user:password@]host[:587] (STARTTLS) or smtps://…[:465]: turns the mailer on (env SMTP_URL).")
+    var smtpUrl: String?
+    @Option(help: "The sender of sign-in mail: an address or Name <address> (env MAIL_FROM).")
+    var mailFrom: String?
+    @Option(help: "An extra CA bundle (PEM) for a private mail relay (env SMTP_CA_FILE).")
+    var smtpCaFile: String?
 
     func resolve() throws -> Configuration {
         var environment = ProcessInfo.processInfo.environment
@@ -55,6 +61,9 @@ struct SharedOptions: ParsableArguments {
         override("MAX_BODY_MEMORY", maxBodyMemory)
         override("TOKEN_TTL", tokenTtl)
         override("EVENT_LOOP", eventLoop)
+        override("SMTP_URL", smtpUrl)
+        override("MAIL_FROM", mailFrom)
+        override("SMTP_CA_FILE", smtpCaFile)
         do {
             return try Configuration.fromEnvironment(environment)
         } catch let error as Configuration.Invalid {

@@ -12,12 +12,15 @@ struct AuthService: Sendable {
     /// `posts-server dev` also logs each code, so a developer needs no mailer.
     let logsCodes: Bool
     let logger: Logger
+    /// Tells this instance's mailer that a message waits (after the commit), so the code is
+    /// on its way at once rather than at the mailer's next poll.
+    var wakeMailer: @Sendable () -> Void = {}
 
     func sendCode(to email: EmailAddress) throws {
         let code = LoginCodes.generate()
         let wait = try pool.withTransaction { connection -> Int? in
             guard let wait = try codes.store(code, for: email, on: connection) else {
-                try outbox.enqueue(to: email.value, subject: "Your sign-in code", body: """
+                try outbox.enqueue(to: email.value, subject: "Your sign-in code: \(code)", body: """
                     Your sign-in code is \(code). It works once, for \(LoginCodes.lifetimeMinutes) minutes.
                     If you did not ask for it, ignore this message.
                     """, on: connection)
@@ -28,6 +31,7 @@ struct AuthService: Sendable {
         if let wait {
             throw APIError(.tooManyRequests, "at most \(LoginCodes.maxPerHour) codes per address an hour", retryAfter: wait)
         }
+        wakeMailer()
         if logsCodes { logger.info("sign-in code", metadata: ["email": "\(email)", "code": "\(code)"]) }
     }
 

@@ -1,16 +1,24 @@
 import HTTP
 import Postgres
 
-/// `GET /api/ping` (proof of life, no database) and `GET /api/health` (the database too).
+/// `GET /api/ping` (proof of life, no database) and `GET /api/health` (the database too,
+/// and the mailer's state, which never decides the status: only the database does).
 enum HealthRoutes {
-    private static let pong = Response.json(Array(#"{"status":"success","message":"pong"}"#.utf8))
-    private static let healthy = Response.json(Array(#"{"status":"success","database":"ok"}"#.utf8))
+    /// API.md: `not_configured` without `SMTP_URL`; with it `ok`, or `failing` when this
+    /// instance's last try failed.
+    enum MailState: String, Sendable {
+        case notConfigured = "not_configured"
+        case ok
+        case failing
+    }
 
-    static func register(on routes: inout RouteTable, pool: ConnectionPool) {
+    private static let pong = Response.json(Array(#"{"status":"success","message":"pong"}"#.utf8))
+
+    static func register(on routes: inout RouteTable, pool: ConnectionPool, mail: @escaping @Sendable () -> MailState) {
         routes.get("/api/ping", access: .open, runsOnEventLoop: true) { _, _ in pong }
         routes.get("/api/health", access: .open) { _, _ in
             _ = try pool.withConnection { try $0.query("SELECT 1 AS ok") }
-            return healthy
+            return Response.json(Array(#"{"status":"success","database":"ok","mail":"\#(mail().rawValue)"}"#.utf8))
         }
     }
 }

@@ -3,13 +3,16 @@ import HTTP
 import Postgres
 
 /// `GET /metrics` for Prometheus: requests and their latency by route, open connections,
-/// the pool, the live feed, uptime.
+/// the pool, the live feed, mail, uptime.
 enum MetricsRoutes {
     /// What the route reads that exists only once the server does.
     struct Sources: Sendable {
         let requests: RequestMetrics
         let pool: ConnectionPool
         let feed: ChangeFeed
+        let mailer: Mailer?
+        /// The queue's depth is the database's, whether this instance or another mails it.
+        let mailQueue: MailQueue
         let openConnections: @Sendable () -> Int
     }
 
@@ -50,6 +53,7 @@ enum MetricsRoutes {
             metrics.add("events_lag_seconds", .gauge,
                         help: "Time from the write of the oldest change not yet delivered (held back by long transactions) to now.",
                         value: events.lagSeconds)
+            addMail(to: &metrics, sources: sources)
             let uptime = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
             metrics.add("process_uptime_seconds", .gauge, help: "Seconds since the server started.", value: uptime)
             return Response(headers: HTTPHeaders([("Content-Type", "text/plain; version=0.0.4")]), body: Array(metrics.text.utf8))

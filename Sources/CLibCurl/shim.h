@@ -1,0 +1,41 @@
+#ifndef CLIBCURL_SHIM_H
+#define CLIBCURL_SHIM_H
+#include <curl/curl.h>
+
+/* curl_easy_setopt and curl_easy_getinfo are variadic, which Swift cannot call: one typed
+   wrapper per kind of argument libcurl takes (long, string, pointer, callback). */
+
+typedef size_t (*posts_curl_read_callback)(char *buffer, size_t size, size_t count, void *context);
+typedef int (*posts_curl_progress_callback)(void *context, curl_off_t download_total, curl_off_t download_now,
+                                            curl_off_t upload_total, curl_off_t upload_now);
+
+static inline CURLcode posts_curl_setopt_long(CURL *handle, CURLoption option, long value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode posts_curl_setopt_string(CURL *handle, CURLoption option, const char *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode posts_curl_setopt_pointer(CURL *handle, CURLoption option, void *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode posts_curl_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode posts_curl_setopt_read_function(CURL *handle, posts_curl_read_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_READFUNCTION, callback);
+}
+
+/* Called while a transfer runs (also while it connects); non-zero aborts it. */
+static inline CURLcode posts_curl_setopt_progress_function(CURL *handle, posts_curl_progress_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, callback);
+}
+
+static inline CURLcode posts_curl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+#endif

@@ -1,0 +1,72 @@
+import Foundation
+import Postgres
+import Testing
+import TestSupport
+
+/// The mailer across server processes: two instances on one database share the outbox
+/// without sending anything twice; a token-mode start without SMTP says codes will not go.
+@Suite struct MailInstancesTests {
+    @Test func twoServers_tenCodes_tenMessages_noneTwice() throws {
+        let relay = try SMTPRelay(.plain)
+        let database = try TestDatabase.makeDatabase()
+        let environment = ["DATABASE_URL": database, "PORT": "0", "RATE_LIMIT_IP": "0", "DB_POOL_SIZE": "2",
+                           "SMTP_URL": "smtp://127.0.0.1:\(relay.port)?starttls=off", "MAIL_FROM": "noreply@posts.test",
+                           "UPLOAD_DIR": NSTemporaryDirectory() + "posts-mail-\(UUID().uuidString)"]
+        let servers = try (0..<2).map { _ in try ServerProcess(["serve", "--no-migrate"], environment: environment) }
+        defer {
+            // The mailers stop with their servers: a clean exit, within the stop's time.
+            for server in servers {
+                server.signal(SIGTERM)
+                #expect(server.waitForExit() == 0)
+            }
+        }
+        let clients = try servers.map { try APIClient(port: try #require($0.listeningPort())) }
+        let recipients = (0..<10).map { "user\($0)@example.com" }
+        for (index, recipient) in recipients.enumerated() {
+            #expect(try clients[index % 2].send("POST", "/api/auth/send-code", json: ["email": recipient]).status == 200)
+        }
+        #expect(relay.waitForMessages(10) != nil)
+        let admin = try PostgresConnection(conninfo: database)
+        defer { admin.close() }
+        let allSent = pollUntil(timeout: .seconds(20)) { () -> Bool? in
+            let unsent = try? admin.query("SELECT count(*) AS n FROM outbox WHERE sent_at IS NULL").firstRow().decode("n", as: Int.self)
+            return unsent == 0 ? true : nil
+        }
+        #expect(allSent == true)
+        let delivered = relay.messages.flatMap(\.recipients)
+        #expect(delivered.count == 10)
+        #expect(Set(delivered) == Set(recipients))
+        let attempts: Int = try admin.query("SELECT sum(attempts)::int AS n FROM outbox").firstRow().decode("n")
+        #expect(attempts == 10)
+    }
+
+    @Test func tokenModeWithoutSMTP_saysOnceThatCodesWillNotBeDelivered() throws {
+        let database = try TestDatabase.makeDatabase()
+        let server = try ServerProcess(["serve", "--no-migrate"], environment: [
+            "DATABASE_URL": database, "PORT": "0", "UPLOAD_DIR": NSTemporaryDirectory() + "posts-mail-\(UUID().uuidString)"])
+        #expect(server.waitForLine(containing: "sign-in codes will not be delivered") != nil)
+        let port = try #require(server.listeningPort())
+        let health = try APIClient(port: port).get("/api/health")
+        #expect(health.json["mail"] as? String == "not_configured")
+        server.signal(SIGTERM)
+        #expect(server.waitForExit() == 0)
+        #expect(server.lines.filter { $0.contains("will not be delivered") }.count == 1)
+    }
+
+    @Test func invalidSMTPSettings_stopTheStart_withoutShowingThePassword() throws {
+        let database = try TestDatabase.makeDatabase()
+        let cases: [([String: String], String)] = [
+            (["SMTP_URL": "smtp://user:hunter2@mail.example.com?starttls=off", "MAIL_FROM": "a@b.c"], "loopback"),
+            (["SMTP_URL": "smtp://user:hunter2@mail.example.com"], "MAIL_FROM"),
+            (["SMTP_URL": "http://user:hunter2@mail.example.com", "MAIL_FROM": "a@b.c"], "SMTP_URL"),
+            (["SMTP_URL": "smtp://mail.example.com", "MAIL_FROM": "Posts <a@b.c>", "SMTP_CA_FILE": "/nonexistent.pem"], "SMTP_CA_FILE"),
+        ]
+        for (settings, named) in cases {
+            let server = try ServerProcess(["serve", "--no-migrate"], environment: settings.merging(["DATABASE_URL": database, "PORT": "0"]) { $1 })
+            #expect(server.waitForExit() != 0)
+            let output = server.lines.joined(separator: "\n")
+            #expect(output.contains(named), "\(output)")
+            #expect(!output.contains("hunter2"))
+        }
+    }
+}

@@ -1,0 +1,182 @@
+import CLinux
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A real SMTP server for the mail tests: Tests/TestSupport/smtp_relay.py (Python's
+/// aiosmtpd) as a child process on a free loopback port, plain, with STARTTLS required
+/// (a certificate made here with `openssl`), with AUTH required too, or with TLS from the
+/// first byte. It records every
+/// message it accepts; it can be told to refuse the next ones, stopped, and started again
+/// on the same port.
+public final class SMTPRelay: @unchecked Sendable {
+    public enum Setup: Sendable {
+        case plain
+        case startTLS
+        /// TLS from the first byte (`smtps://`, port 465's way).
+        case implicitTLS
+        /// STARTTLS, then AUTH PLAIN or LOGIN with these credentials, both required.
+        case authenticated(user: String, password: String)
+    }
+
+    public enum Stage: String, Sendable {
+        case rcpt
+        case data
+    }
+
+    /// One accepted message: the envelope and the raw data as the relay received it.
+    public struct Message: Sendable {
+        public let mailFrom: String
+        public let recipients: [String]
+        public let data: String
+        public let usedTLS: Bool
+        public let authenticated: Bool
+    }
+
+    public private(set) var port = 0
+    /// The relay's self-signed certificate (PEM), for `SMTP_CA_FILE`; nil for `.plain`.
+    public let certificateFile: String?
+    private let directory: String
+    private let setup: Setup
+    private var pid: pid_t = 0
+
+    private var recordFile: String { directory + "/messages.jsonl" }
+    private var rulesFile: String { directory + "/rules" }
+    private var readyFile: String { directory + "/ready" }
+
+    public init(_ setup: Setup) throws {
+        self.setup = setup
+        directory = NSTemporaryDirectory() + "posts-smtp-relay-\(getpid())-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        if case .plain = setup {
+            certificateFile = nil
+        } else {
+            certificateFile = directory + "/cert.pem"
+            let status = try Self.run(["/usr/bin/env", "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                                       "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", directory + "/key.pem",
+                                       "-out", directory + "/cert.pem", "-days", "2", "-subj", "/CN=localhost",
+                                       "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
+                                      log: directory + "/openssl.log", wait: true)
+            guard status == 0 else { throw Failure(description: "openssl could not make the relay's certificate") }
+        }
+        try start()
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// The python with aiosmtpd: scripts/python-tools.sh exports it; a `swift test` run
+    /// without it finds the same venv under .build.
+    private static var python: String {
+        if let path = ProcessInfo.processInfo.environment["SMTP_RELAY_PYTHON"], !path.isEmpty { return path }
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent(".build/python-tools/bin/python").path
+    }
+
+    private static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("smtp_relay.py").path
+
+    /// Starts the relay (again, on the same port once it had one) and waits until it listens.
+    public func start() throws {
+        guard pid == 0 else { return }
+        unlink(readyFile)
+        var arguments = [Self.python, Self.script, "--port", String(port), "--record", recordFile,
+                         "--rules", rulesFile, "--ready", readyFile]
+        if let certificateFile { arguments += ["--cert", certificateFile, "--key", directory + "/key.pem"] }
+        if case .authenticated(let user, let password) = setup { arguments += ["--user", user, "--password", password] }
+        if case .implicitTLS = setup { arguments.append("--implicit-tls") }
+        guard FileManager.default.isExecutableFile(atPath: Self.python) else {
+            throw Failure(description: "no python with aiosmtpd at \(Self.python): run scripts/test (it installs it)")
+        }
+        pid = pid_t(try Self.run(arguments, log: directory + "/relay.log", wait: false))
+        let ready = pollUntil(timeout: .seconds(20)) { (try? String(contentsOfFile: self.readyFile, encoding: .utf8)).flatMap { Int($0) } }
+        guard let ready else {
+            let log = (try? String(contentsOfFile: directory + "/relay.log", encoding: .utf8)) ?? ""
+            stop()
+            throw Failure(description: "the SMTP relay did not start: \(log)")
+        }
+        port = ready
+    }
+
+    /// Stops the relay (SIGTERM, then waits for it): its port refuses connections.
+    public func stop() {
+        guard pid > 0 else { return }
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        pid = 0
+    }
+
+    /// The next `count` transactions are answered `code` at `stage` instead of accepted.
+    public func refuseNext(_ count: Int, with code: Int, at stage: Stage) throws {
+        try "\(code) \(count) \(stage.rawValue)\n".write(toFile: rulesFile, atomically: true, encoding: .utf8)
+    }
+
+    /// Everything accepted so far, in order.
+    public var messages: [Message] {
+        guard let text = try? String(contentsOfFile: recordFile, encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").compactMap { line in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  let data = (object["data"] as? String).flatMap({ Data(base64Encoded: $0) }) else { return nil }
+            return Message(mailFrom: object["mail_from"] as? String ?? "", recipients: object["rcpt_tos"] as? [String] ?? [],
+                           data: String(decoding: data, as: UTF8.self), usedTLS: object["tls"] as? Bool ?? false,
+                           authenticated: object["authenticated"] as? Bool ?? false)
+        }
+    }
+
+    /// Waits until at least `count` messages arrived; nil if they did not within `timeout`.
+    public func waitForMessages(_ count: Int, timeout: Duration = .seconds(20)) -> [Message]? {
+        pollUntil(timeout: timeout) {
+            let messages = self.messages
+            return messages.count >= count ? messages : nil
+        }
+    }
+
+    /// Spawns `arguments` with its output in `log`; its exit status when `wait`, else its pid.
+    private static func run(_ arguments: [String], log: String, wait: Bool) throws -> Int32 {
+        #if canImport(Darwin)
+        var attributes: posix_spawnattr_t? = nil
+        var actions: posix_spawn_file_actions_t? = nil
+        #else
+        var attributes = posix_spawnattr_t()
+        var actions = posix_spawn_file_actions_t()
+        #endif
+        guard clinux_spawnattr_init_clean_signals(&attributes) == 0 else { throw Failure(description: "posix_spawnattr_init failed") }
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        clinux_spawn_close_from(&actions, 3)
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var child: pid_t = 0
+        let status = posix_spawn(&child, arguments[0], &actions, &attributes, argv, environ)
+        guard status == 0 else { throw Failure(description: "cannot start \(arguments[0]): \(status)") }
+        guard wait else { return child }
+        var exit: Int32 = 0
+        while waitpid(child, &exit, 0) < 0 && errno == EINTR {}
+        return (exit >> 8) & 0xFF
+    }
+}
+
+/// Polls `condition` every 20 ms until it gives a value or `timeout` passes (nil then):
+/// waiting for a condition with a deadline, never a fixed sleep.
+public func pollUntil<T>(timeout: Duration, _ condition: () throws -> T?) rethrows -> T? {
+    let deadline = ContinuousClock.now + timeout
+    while true {
+        if let value = try condition() { return value }
+        if ContinuousClock.now >= deadline { return nil }
+        usleep(20_000)
+    }
+}
