@@ -11,9 +11,11 @@ enum RowJSON {
         let shown = rows.prefix(limit)
         var json: [UInt8] = [UInt8(ascii: "[")]
         json.reserveCapacity(shown.count * 512 + 2)
-        for (index, row) in shown.enumerated() {
-            if index > 0 { json.append(UInt8(ascii: ",")) }
-            try append(row, &json)
+        var index = shown.startIndex
+        while index < shown.endIndex {
+            if index > shown.startIndex { json.append(UInt8(ascii: ",")) }
+            try append(shown[index], &json)
+            index += 1
         }
         json.append(UInt8(ascii: "]"))
         return (json, rows.count > limit ? shown.last : nil)
