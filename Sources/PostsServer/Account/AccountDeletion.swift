@@ -15,10 +15,16 @@ struct AccountDeletion: Sendable {
             // Every post whose state a change below carries, locked before the first write.
             try connection.query(ChangeLog.lock(profile: userID))
             try TreeLocks.lock(on: connection) { try touchedPosts(of: userID, on: connection) }
+            // The account's rows: from here a post, like or comment of it that another of its
+            // sessions starts waits on its foreign key and fails once the account is gone,
+            // rather than being swept away by the cascade unrecorded.
+            try connection.query("""
+                SELECT 1 FROM users u JOIN profiles p ON p.user_id = u.id WHERE u.id = \(userID) FOR UPDATE
+                """)
             let posts = try ownPosts(of: userID, on: connection)
             let kept = try tombstones(of: userID, on: connection)
             let gone = Set(posts.keys).subtracting(kept)
-            try withdrawLikesAndComments(of: userID, keeping: gone, on: connection)
+            try withdrawLikesAndComments(of: userID, except: gone, on: connection)
             var files = try bury(kept, by: userID, on: connection)
             files += try removeSubtrees(of: gone, posts: posts, by: userID, on: connection)
             files.append(try removeUser(userID, on: connection))
@@ -60,8 +66,9 @@ struct AccountDeletion: Sendable {
             """).rows.map { try $0.decode(at: 0, as: Int64.self) })
     }
 
-    /// The account's likes and comments on posts that stay, with their counters and changes.
-    private func withdrawLikesAndComments(of userID: Int64, keeping gone: Set<Int64>,
+    /// The account's likes and comments on the posts that stay (all but `gone`, whose
+    /// rows go with them by cascade), with their counters and changes.
+    private func withdrawLikesAndComments(of userID: Int64, except gone: Set<Int64>,
                                           on connection: PostgresConnection) throws {
         let goneIDs = PostgresArray(Array(gone))
         try connection.query("""
