@@ -70,14 +70,14 @@ let package = Package(
         ),
         .target(
             name: "TestSupport",
-            dependencies: ["CLinux", "HTTP", "Postgres", "PostsServer"],
+            dependencies: ["CLinux", "CZlib", "HTTP", "Postgres", "PostsServer"],
             path: "Tests/TestSupport",
             // The SMTP relay of the mail tests, run by SMTPRelay.swift with the venv's python.
             exclude: ["smtp_relay.py"]
         ),
-        .testTarget(name: "HTTPTests", dependencies: ["CZlib", "HTTP", "TestSupport"]),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
-        .testTarget(name: "PostsServerTests", dependencies: ["CZlib", "PostsServer", "TestSupport", "posts-server"]),
+        .testTarget(name: "PostsServerTests", dependencies: ["PostsServer", "TestSupport", "posts-server"]),
         .testTarget(name: "PostsClientTests", dependencies: ["PostsClient", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

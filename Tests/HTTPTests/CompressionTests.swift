@@ -1,5 +1,5 @@
-import CZlib
 import Testing
+import TestSupport
 @testable import HTTP
 
 /// gzip of JSON answers without sockets: what Accept-Encoding allows, the threshold, what
@@ -19,26 +19,6 @@ import Testing
     private func json(_ count: Int) -> [UInt8] {
         let unit = Array(#"{"id":1,"title":"A title","body":"text"},"#.utf8)
         return Array((Array("[".utf8) + Array(repeating: unit, count: count / unit.count + 1).flatMap { $0 }).prefix(count))
-    }
-
-    /// zlib's inflate with the gzip wrapper: what a client does.
-    private func gunzip(_ bytes: [UInt8]) -> [UInt8]? {
-        var stream = z_stream()
-        guard czlib_inflate_init_gzip(&stream) == Z_OK else { return nil }
-        defer { inflateEnd(&stream) }
-        var input = bytes
-        var output = [UInt8](repeating: 0, count: 1 << 20)
-        let result = input.withUnsafeMutableBufferPointer { inBuffer in
-            output.withUnsafeMutableBufferPointer { outBuffer in
-                stream.next_in = inBuffer.baseAddress
-                stream.avail_in = uInt(inBuffer.count)
-                stream.next_out = outBuffer.baseAddress
-                stream.avail_out = uInt(outBuffer.count)
-                return inflate(&stream, Z_FINISH)
-            }
-        }
-        guard result == Z_STREAM_END, stream.avail_in == 0 else { return nil }
-        return Array(output.prefix(Int(stream.total_out)))
     }
 
     @Test func acceptEncoding_qValuesDecide() {
