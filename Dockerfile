@@ -1,5 +1,5 @@
 # posts-server in a container: built with the Swift image, run on a slim Debian with
-# only libpq5 and libcurl4 (the mailer's SMTP) added, as an unprivileged user. docker-compose.yml runs it with PostgreSQL.
+# only libpq5 and libcurl4 (the mailer's SMTP) added (zlib1g, for gzip, is in every Debian), as an unprivileged user. docker-compose.yml runs it with PostgreSQL.
 #
 #   docker build -t posts-server .
 #   docker run -e DATABASE_URL=postgres://user:pass@db/posts -p 8080:8080 posts-server
@@ -9,7 +9,7 @@ ARG DEBIAN_RELEASE=bookworm
 
 FROM swift:${SWIFT_VERSION}-${DEBIAN_RELEASE} AS build
 RUN apt-get update \
-    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libpq-dev libcurl4-openssl-dev pkg-config \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libpq-dev libcurl4-openssl-dev zlib1g-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # Dependencies first: a change to the sources does not fetch them again.

@@ -29,6 +29,13 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
         ),
+        // zlib, for gzip of JSON answers (Debian zlib1g-dev; macOS ships it with the SDK).
+        // shim.h wraps deflateInit2/inflateInit2, which are macros Swift cannot call.
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
+        ),
         // The system calls that differ between Linux and Darwin (epoll and eventfd, accept4,
         // pipe2, sendfile, closefrom for posix_spawn), each behind one name for both.
         .target(name: "CLinux"),
@@ -37,7 +44,7 @@ let package = Package(
         // HTTP/1.1 on sockets and epoll or Dispatch sources; knows nothing of PostgreSQL.
         .target(
             name: "HTTP",
-            dependencies: ["CLinux", "Locking", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CLinux", "CZlib", "Locking", .product(name: "Logging", package: "swift-log")]
         ),
         // libpq wrapper, pool, migrations, local clusters; knows nothing of HTTP.
         .target(
@@ -63,7 +70,7 @@ let package = Package(
         ),
         .target(
             name: "TestSupport",
-            dependencies: ["CLinux", "HTTP", "Postgres", "PostsServer"],
+            dependencies: ["CLinux", "CZlib", "HTTP", "Postgres", "PostsServer"],
             path: "Tests/TestSupport",
             // The SMTP relay of the mail tests, run by SMTPRelay.swift with the venv's python.
             exclude: ["smtp_relay.py"]

@@ -41,6 +41,8 @@ else
     pkg-config --exists libpq 2>/dev/null || missing+=(libpq-dev)
     # The mailer's SMTP client (the CLibCurl target).
     pkg-config --exists libcurl 2>/dev/null || missing+=(libcurl4-openssl-dev)
+    # gzip of JSON answers (the CZlib target).
+    pkg-config --exists zlib 2>/dev/null || missing+=(zlib1g-dev)
     compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
     if [ -n "${NEEDS_TEST_TOOLS:-}" ]; then
         /usr/bin/python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing+=(python3-venv)

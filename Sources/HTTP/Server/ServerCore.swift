@@ -141,9 +141,11 @@ final class ServerCore: Sendable {
         return finish(response, for: exchange, requestID: RequestID.from(exchange.head.headers["X-Request-Id"]))
     }
 
-    /// Serializes the response and writes the access-log line.
+    /// Compresses the response when it may (on the thread that made it: a worker for routes
+    /// that block), serializes it and writes the access-log line.
     private func finish(_ response: Response, for exchange: Exchange, requestID: String) -> Answer {
         let head = exchange.head
+        let response = response.compressed(for: head)
         let keepAlive = head.keepAlive && !exchange.closesConnection && !isStopping
             && response.canKeepAlive(version: head.version)
         var answer = Answer(bytes: response.serializeHead(requestID: requestID, date: HTTPDate.now(),

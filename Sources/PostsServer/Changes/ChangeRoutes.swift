@@ -17,7 +17,7 @@ enum ChangeRoutes {
 
     /// `streams`: nil when `MAX_STREAMS_PER_IP` is 0.
     static func register(on routes: inout RouteTable, reader: ChangeReader, feed: ChangeFeed, streams: StreamQuota?) {
-        routes.get("/api/changes") { request, _ in
+        routes.get("/api/changes", etag: true) { request, _ in
             let filter = try ChangeFilter(request.query)
             let limit = try PageRequest<KeysetCursor>(request.query, maxLimit: maxLimit, defaultLimit: 100).limit
             var answer = JSONObject.success()

@@ -4,7 +4,7 @@ import HTTP
 /// `GET`/`POST /api/posts/<id>/comments` and `DELETE /api/comments/<comment_id>`.
 enum CommentRoutes {
     static func register(on routes: inout RouteTable, comments: CommentService) {
-        routes.get("/api/posts/:id/comments") { request, context in
+        routes.get("/api/posts/:id/comments", etag: true) { request, context in
             let id = try context.parameters.require("id", as: Int64.self)
             return try PostPageAnswer.make(id, comments.page(of: id, PageRequest<CommentCursor>(request.query)),
                                            nextCursor: { $0.nextCursor?.text }) { page, answer in

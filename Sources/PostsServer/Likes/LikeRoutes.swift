@@ -24,7 +24,7 @@ enum LikeRoutes {
             }
         }
 
-        routes.get("/api/posts/:id/likes") { request, context in
+        routes.get("/api/posts/:id/likes", etag: true) { request, context in
             let id = try context.parameters.require("id", as: Int64.self)
             return try PostPageAnswer.make(id, likes.likers(of: id, PageRequest<KeysetCursor>(request.query)),
                                            nextCursor: { $0.nextCursor?.text }) { likers, answer in

@@ -14,10 +14,20 @@ struct RouteTable {
     init(pipeline: Pipeline) { self.pipeline = pipeline }
 
     /// `runsOnEventLoop`: only for constant answers that never block (see `Router`).
-    mutating func get(_ pattern: String, access: Access = .optional, runsOnEventLoop: Bool = false,
+    /// `etag`: the answer carries a weak ETag and `If-None-Match` with it is 304 (API.md:
+    /// single posts, profiles, list pages). An option of the route rather than a stage, so
+    /// the list of answers that have one is read where the routes are declared, and answers
+    /// that must not be cached (the export, health, metrics) never get one by accident.
+    mutating func get(_ pattern: String, access: Access = .optional, runsOnEventLoop: Bool = false, etag: Bool = false,
                       _ handler: @escaping Handler) {
+        let route: Handler
+        if etag {
+            route = { request, context in try handler(request, context).withWeakETag(for: request.head) }
+        } else {
+            route = handler
+        }
         router.get(pattern, runsOnEventLoop: runsOnEventLoop, admission: pipeline.admission(access: access),
-                   pipeline.wrap(access: access, handler))
+                   pipeline.wrap(access: access, route))
     }
 
     mutating func post(_ pattern: String, access: Access = .optional, body: BodyPolicy = .collect(limit: Configuration.UploadLimits.api.maxJSONBytes),

@@ -5,23 +5,23 @@ enum PostRoutes {
     static func register(on routes: inout RouteTable, posts: PostService, uploadDirectory: String) {
         let body = postBody(uploadDirectory: uploadDirectory)
 
-        routes.get("/api/posts") { request, context in
+        routes.get("/api/posts", etag: true) { request, context in
             let parent = try parentFilter(request.query["parent_id"])
             let author = try request.query["user_id"].map { text throws(APIError) in try queryID(text, "user_id") }
             return pageAnswer(try posts.page(parent: parent, author: author, PageRequest<KeysetCursor>(request.query), caller: context.caller))
         }
 
-        routes.get("/api/posts/recent") { request, context in
+        routes.get("/api/posts/recent", etag: true) { request, context in
             pageAnswer(try posts.page(PageRequest<KeysetCursor>(request.query), caller: context.caller))
         }
 
-        routes.get("/api/posts/:id") { _, context in
+        routes.get("/api/posts/:id", etag: true) { _, context in
             let id = try context.parameters.require("id", as: Int64.self)
             guard let post = try posts.post(id, caller: context.caller) else { throw APIError.notFound("no such post") }
             return postAnswer(post)
         }
 
-        routes.get("/api/posts/:id/children") { request, context in
+        routes.get("/api/posts/:id/children", etag: true) { request, context in
             let id = try context.parameters.require("id", as: Int64.self)
             return try PostPageAnswer.make(id, posts.children(of: id, PageRequest<KeysetCursor>(request.query), caller: context.caller),
                                            nextCursor: { $0.nextCursor?.text }) { page, answer in
@@ -30,7 +30,7 @@ enum PostRoutes {
             }
         }
 
-        routes.get("/api/posts/:id/ancestors") { _, context in
+        routes.get("/api/posts/:id/ancestors", etag: true) { _, context in
             let id = try context.parameters.require("id", as: Int64.self)
             guard let ancestors = try posts.ancestors(of: id, caller: context.caller) else {
                 throw APIError.notFound("no such post")

@@ -3,7 +3,7 @@ import HTTP
 /// `GET /api/profiles/<user_id>` and `PATCH /api/profiles/me`.
 enum ProfileRoutes {
     static func register(on routes: inout RouteTable, profiles: ProfileService) {
-        routes.get("/api/profiles/:user_id") { _, context in
+        routes.get("/api/profiles/:user_id", etag: true) { _, context in
             let userID = try context.parameters.require("user_id", as: Int64.self)
             guard let profile = try profiles.profile(of: userID) else { throw APIError.notFound("no such profile") }
             return answer(profile)
