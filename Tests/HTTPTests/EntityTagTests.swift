@@ -14,8 +14,9 @@ import Testing
         #expect(tag.hasPrefix("W/\"") && tag.hasSuffix("\"") && tag.count == 20)
         #expect(tag == EntityTag.weak(for: Array(#"{"like_count":1}"#.utf8)))
         #expect(tag != EntityTag.weak(for: Array(#"{"like_count":2}"#.utf8)))
-        // FNV-1a's published vector for the empty input.
-        #expect(EntityTag.fnv1a64([]) == 0xcbf2_9ce4_8422_2325)
+        // CRC-32 and Adler-32 of nothing are 0 and 1; of "a", 0xe8b7be43 and 0x00620062.
+        #expect(EntityTag.checksum64([]) == 0x0000_0000_0000_0001)
+        #expect(EntityTag.checksum64([UInt8(ascii: "a")]) == 0xe8b7_be43_0062_0062)
     }
 
     @Test func ifNoneMatch_comparesWeakly_inListsAndStar() {
