@@ -8,9 +8,9 @@ public struct Change: Codable, Sendable, Equatable, Identifiable {
     public let seq: String
     public let type: ChangeType
     public let at: Date
-    /// The post the change is about; nil on `profile.updated`.
+    /// The post the change is about; nil on `profile.updated` and `profile.deleted`.
     public let postID: Int?
-    /// That post's parent; nil for a root post and on `profile.updated`.
+    /// That post's parent; nil for a root post and on the profile changes.
     public let parentID: Int?
     /// Who made the change.
     public let userID: Int
@@ -79,4 +79,6 @@ public struct ChangeType: RawRepresentable, Codable, Sendable, Hashable, CustomS
     public static let commentCreated = ChangeType(rawValue: "comment.created")
     public static let commentDeleted = ChangeType(rawValue: "comment.deleted")
     public static let profileUpdated = ChangeType(rawValue: "profile.updated")
+    /// The account `userID` was deleted: forget its profile (its posts' changes came before).
+    public static let profileDeleted = ChangeType(rawValue: "profile.deleted")
 }
