@@ -1,5 +1,5 @@
-import CLinux
 import Foundation
+import Postgres
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -55,12 +55,11 @@ public final class SMTPRelay: @unchecked Sendable {
             certificateFile = nil
         } else {
             certificateFile = directory + "/cert.pem"
-            let status = try Self.run(["/usr/bin/env", "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-                                       "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", directory + "/key.pem",
-                                       "-out", directory + "/cert.pem", "-days", "2", "-subj", "/CN=localhost",
-                                       "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
-                                      log: directory + "/openssl.log", wait: true)
-            guard status == 0 else { throw Failure(description: "openssl could not make the relay's certificate") }
+            let made = try ChildProcess.run("/usr/bin/env", ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                                                             "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", directory + "/key.pem",
+                                                             "-out", directory + "/cert.pem", "-days", "2", "-subj", "/CN=localhost",
+                                                             "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"])
+            guard made.status == 0 else { throw Failure(description: "openssl could not make the relay's certificate: \(made.output)") }
         }
         try start()
     }
@@ -97,7 +96,7 @@ public final class SMTPRelay: @unchecked Sendable {
         guard FileManager.default.isExecutableFile(atPath: Self.python) else {
             throw Failure(description: "no python with aiosmtpd at \(Self.python): run scripts/test (it installs it)")
         }
-        pid = pid_t(try Self.run(arguments, log: directory + "/relay.log", wait: false))
+        pid = try ChildProcess.start(Self.python, Array(arguments.dropFirst()), appendingOutputTo: directory + "/relay.log")
         let ready = pollUntil(timeout: .seconds(20)) { (try? String(contentsOfFile: self.readyFile, encoding: .utf8)).flatMap { Int($0) } }
         guard let ready else {
             let log = (try? String(contentsOfFile: directory + "/relay.log", encoding: .utf8)) ?? ""
@@ -139,34 +138,6 @@ public final class SMTPRelay: @unchecked Sendable {
             let messages = self.messages
             return messages.count >= count ? messages : nil
         }
-    }
-
-    /// Spawns `arguments` with its output in `log`; its exit status when `wait`, else its pid.
-    private static func run(_ arguments: [String], log: String, wait: Bool) throws -> Int32 {
-        #if canImport(Darwin)
-        var attributes: posix_spawnattr_t? = nil
-        var actions: posix_spawn_file_actions_t? = nil
-        #else
-        var attributes = posix_spawnattr_t()
-        var actions = posix_spawn_file_actions_t()
-        #endif
-        guard clinux_spawnattr_init_clean_signals(&attributes) == 0 else { throw Failure(description: "posix_spawnattr_init failed") }
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        clinux_spawn_close_from(&actions, 3)
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var child: pid_t = 0
-        let status = posix_spawn(&child, arguments[0], &actions, &attributes, argv, environ)
-        guard status == 0 else { throw Failure(description: "cannot start \(arguments[0]): \(status)") }
-        guard wait else { return child }
-        var exit: Int32 = 0
-        while waitpid(child, &exit, 0) < 0 && errno == EINTR {}
-        return (exit >> 8) & 0xFF
     }
 }
 
