@@ -1,5 +1,5 @@
 # posts-server in a container: built with the Swift image, run on a slim Debian with only
-# libpq5 and libcurl4 (the mailer's SMTP) added (zlib1g, for gzip, is in every Debian), as
+# libpq5, libcurl4 (the mailer's SMTP) and libvips42 (images) added (zlib1g, for gzip, is in every Debian), as
 # an unprivileged user. docker-compose.yml runs it with PostgreSQL.
 #
 #   docker build -t posts-server .
@@ -10,7 +10,7 @@ ARG DEBIAN_RELEASE=bookworm
 
 FROM swift:${SWIFT_VERSION}-${DEBIAN_RELEASE} AS build
 RUN apt-get update \
-    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libpq-dev libcurl4-openssl-dev zlib1g-dev pkg-config \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libpq-dev libcurl4-openssl-dev zlib1g-dev libvips-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # Dependencies first: a change to the sources does not fetch them again.
@@ -25,7 +25,7 @@ COPY migrations /out/share/posts-server/migrations
 
 FROM debian:${DEBIAN_RELEASE}-slim
 RUN apt-get update \
-    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libpq5 libcurl4 ca-certificates tzdata \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libpq5 libcurl4 libvips42 ca-certificates tzdata \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --home-dir /var/lib/posts-server --create-home posts \
     && install -d -o posts -g posts /var/lib/posts-server/uploads

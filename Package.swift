@@ -36,6 +36,20 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
+        // libvips, for the image pipeline (decoding with shrink-on-load and streaming, the
+        // five loaders of the accepted formats and nothing else). Its API is variadic: the
+        // CVips target wraps the calls the pipeline makes as plain C functions.
+        .systemLibrary(
+            name: "CLibVips",
+            pkgConfig: "vips",
+            providers: [.apt(["libvips-dev"]), .brew(["vips"])]
+        ),
+        // libwebpmux (a dependency of libvips) takes the EXIF out of WebP files.
+        .target(name: "CVips", dependencies: ["CLibVips"],
+                linkerSettings: [.linkedLibrary("webpmux"), .linkedLibrary("webp")]),
+        // Uploaded images made safe and small: header checks, orientation, sRGB, no
+        // metadata, sizes and avatars. Knows nothing of HTTP or PostgreSQL.
+        .target(name: "Images", dependencies: ["CVips"]),
         // The system calls that differ between Linux and Darwin (epoll and eventfd, accept4,
         // pipe2, sendfile, closefrom for posix_spawn), each behind one name for both.
         .target(name: "CLinux"),
@@ -54,7 +68,7 @@ let package = Package(
         // The application: configuration, services, routes; sees both layers.
         .target(
             name: "PostsServer",
-            dependencies: ["CLibCurl", "HTTP", "Postgres", "Locking", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CLibCurl", "HTTP", "Images", "Postgres", "Locking", .product(name: "Logging", package: "swift-log")],
             resources: [.embedInCode("OpenAPI/openapi.yaml")]
         ),
         // The Swift client of the API (models, async calls, pages and events as sequences).
@@ -70,11 +84,13 @@ let package = Package(
         ),
         .target(
             name: "TestSupport",
-            dependencies: ["CLinux", "CZlib", "HTTP", "Postgres", "PostsServer"],
+            dependencies: ["CLinux", "CZlib", "HTTP", "Images", "Postgres", "PostsServer"],
             path: "Tests/TestSupport",
-            // The SMTP relay of the mail tests, run by SMTPRelay.swift with the venv's python.
-            exclude: ["smtp_relay.py"]
+            // The SMTP relay of the mail tests (SMTPRelay.swift) and the image tests' fixtures
+            // (ImageFixtures.swift), run with the venv's python.
+            exclude: ["smtp_relay.py", "image_fixtures.py"]
         ),
+        .testTarget(name: "ImagesTests", dependencies: ["Images", "TestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
         .testTarget(name: "PostsServerTests", dependencies: ["PostsServer", "TestSupport", "posts-server"]),

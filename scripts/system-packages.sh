@@ -19,6 +19,8 @@ if [ "$(uname -s)" = Darwin ]; then
         brew install postgresql@16
     fi
     command -v pkg-config >/dev/null 2>&1 || brew install pkgconf
+    pkg-config --exists vips 2>/dev/null || brew install vips
+    if [ -n "${NEEDS_TEST_TOOLS:-}" ]; then command -v exiftool >/dev/null 2>&1 || brew install exiftool; fi
     # macOS ships libcurl (with its .pc in the SDK); Homebrew's curl only if pkg-config misses it.
     pkg-config --exists libcurl 2>/dev/null || brew install curl
     if [ -f "$(brew --prefix curl)/lib/pkgconfig/libcurl.pc" ]; then
@@ -43,12 +45,16 @@ else
     pkg-config --exists libcurl 2>/dev/null || missing+=(libcurl4-openssl-dev)
     # gzip of JSON answers (the CZlib target).
     pkg-config --exists zlib 2>/dev/null || missing+=(zlib1g-dev)
+    # The image pipeline (the CLibVips and CVips targets; libwebp's mux comes with it).
+    pkg-config --exists vips 2>/dev/null || missing+=(libvips-dev)
     compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
     if [ -n "${NEEDS_TEST_TOOLS:-}" ]; then
         /usr/bin/python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing+=(python3-venv)
         command -v curl >/dev/null 2>&1 || missing+=(curl)
         # The mail tests make the STARTTLS relay's certificate with it.
         command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+        # The image tests read what metadata a stored image still carries with it.
+        command -v exiftool >/dev/null 2>&1 || missing+=(libimage-exiftool-perl)
     fi
     if [ -n "${NEEDS_FAULT_TOOLS:-}" ]; then
         command -v wrk >/dev/null 2>&1 || missing+=(wrk)

@@ -13,6 +13,8 @@ public final class Application: Sendable {
     let pruner: ChangePruner
     /// The SMTP mailer, when `SMTP_URL` is set.
     let mailer: Mailer?
+    /// Measures images stored before posts had their size (migration 0009), once.
+    let measurement: ImageMeasurement
     /// The routes the server answers (which depend on the configuration: dev routes).
     let router: Router
 
@@ -42,6 +44,7 @@ public final class Application: Sendable {
         let identity = Identity(tokens: tokens, accounts: accounts, trustsEmails: configuration.authMode == .trust)
         let images = try ImageStore(directory: configuration.uploadDirectory)
         let posts = PostService(pool: pool, images: images)
+        measurement = ImageMeasurement(pool: pool, images: images, logger: logger)
 
         let nudge = ChangeNudge()
         let limiter = configuration.rateLimitPerIP > 0 ? RateLimiter(perMinute: configuration.rateLimitPerIP) : nil
@@ -51,7 +54,7 @@ public final class Application: Sendable {
         HealthRoutes.register(on: &routes, pool: pool, mail: { mailer.map { $0.statistics.lastTryFailed ? .failing : .ok } ?? .notConfigured })
         OpenAPIRoutes.register(on: &routes)
         AuthRoutes.register(on: &routes, auth: auth, profiles: profiles)
-        ProfileRoutes.register(on: &routes, profiles: profiles)
+        ProfileRoutes.register(on: &routes, profiles: profiles, images: images)
         PostRoutes.register(on: &routes, posts: posts, uploadDirectory: configuration.uploadDirectory)
         UploadRoutes.register(on: &routes, images: images)
         LikeRoutes.register(on: &routes, likes: LikeService(pool: pool))
@@ -69,6 +72,7 @@ public final class Application: Sendable {
         let madeServer = ParkingLock<Server?>(nil)
         MetricsRoutes.register(on: &routes, sources: MetricsRoutes.Sources(
             requests: requests, pool: pool, feed: feed, mailer: mailer, mailQueue: MailQueue(pool: pool, erasesFinished: false),
+            images: images.counters,
             openConnections: { madeServer.withLock { $0?.openConnections ?? 0 } }))
         if configuration.authMode == .trust {
             DevRoutes.register(on: &routes, outbox: outbox, reset: DevReset(pool: pool, images: images),
@@ -81,6 +85,8 @@ public final class Application: Sendable {
         // faster on /api/health than four spare workers), and the wait for a worker is
         // bounded by maxQueueWait instead (503 with Retry-After), as the pool's was.
         http.workerThreads = configuration.databasePoolSize
+        // Uploads and first requests of a size: the image pipeline's threads.
+        http.heavyWorkerThreads = configuration.imageConcurrency
         http.maxConnections = configuration.maxConnections
         http.maxRequestsPerConnection = configuration.maxRequestsPerConnection
         http.maxBodyMemory = configuration.maxBodyMemory
@@ -92,6 +98,7 @@ public final class Application: Sendable {
         feed.start()
         pruner.start()
         mailer?.start()
+        measurement.start()
     }
 
     /// Finishes the requests in flight (streams end at once), stops the feed, the pruner
@@ -101,6 +108,7 @@ public final class Application: Sendable {
         feed.stop()
         pruner.stop()
         mailer?.stop()
+        measurement.stop()
         pool.close()
     }
 }

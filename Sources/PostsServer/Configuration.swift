@@ -35,6 +35,9 @@ public struct Configuration: Sendable {
     public var maxBodyMemory = 64 * 1024 * 1024
     /// The event loops' poller: epoll (Linux's default) or dispatch (macOS's only one).
     public var eventLoop = PollerKind.platformDefault
+    /// Images processed at once (API.md: `IMAGE_CONCURRENCY`, default the core count): the
+    /// threads of the server's heavy lane. The rest wait their turn.
+    public var imageConcurrency = ProcessInfo.processInfo.activeProcessorCount
     /// `SMTP_URL`, `MAIL_FROM`, `SMTP_CA_FILE`: the built-in mailer, off when nil.
     public var mail: MailSettings?
 
@@ -118,6 +121,7 @@ public struct Configuration: Sendable {
         configuration.maxRequestsPerConnection = try integer("MAX_REQUESTS_PER_CONNECTION", in: 1_000...100_000_000)
             ?? configuration.maxRequestsPerConnection
         configuration.maxStreamsPerIP = try integer("MAX_STREAMS_PER_IP", in: 0...1_000_000) ?? configuration.maxStreamsPerIP
+        configuration.imageConcurrency = try integer("IMAGE_CONCURRENCY", in: 1...256) ?? configuration.imageConcurrency
         if let text = value("MAX_BODY_MEMORY") {
             // At least one JSON body's worth (1 MiB), or a single body could outgrow it.
             guard let bytes = parseByteSize(text), bytes >= 1 << 20 else {

@@ -24,6 +24,8 @@ struct SharedOptions: ParsableArguments {
     var maxRequestsPerConnection: Int?
     @Option(help: "Event streams open at once per client address; 0 is off (env MAX_STREAMS_PER_IP, default 100).")
     var maxStreamsPerIp: Int?
+    @Option(help: "Images processed at once; the rest wait (env IMAGE_CONCURRENCY, default the core count).")
+    var imageConcurrency: Int?
     @Option(help: "How long changes are kept, e.g. 7d, 12h, 30m, 90s (env CHANGES_RETENTION, default 7d).")
     var changesRetention: String?
     @Option(help: "How long an unused token keeps working, e.g. 90d, 12h (env TOKEN_TTL, default 90d).")
@@ -57,6 +59,7 @@ struct SharedOptions: ParsableArguments {
         override("MAX_CONNECTIONS", maxConnections.map(String.init))
         override("MAX_REQUESTS_PER_CONNECTION", maxRequestsPerConnection.map(String.init))
         override("MAX_STREAMS_PER_IP", maxStreamsPerIp.map(String.init))
+        override("IMAGE_CONCURRENCY", imageConcurrency.map(String.init))
         override("CHANGES_RETENTION", changesRetention)
         override("MAX_BODY_MEMORY", maxBodyMemory)
         override("TOKEN_TTL", tokenTtl)

@@ -11,15 +11,25 @@ public struct RequestContext: Sendable {
     public let remoteAddress: String
     /// What the route's `Admission` returned for this request; nil when it has none.
     public let admitted: (any Sendable)?
+    /// The workers running the handler.
+    public let lane: WorkLane
 
     public init(requestID: String, logger: Logger, parameters: Parameters = Parameters(), route: String? = nil,
-                remoteAddress: String = "", admitted: (any Sendable)? = nil) {
+                remoteAddress: String = "", admitted: (any Sendable)? = nil, lane: WorkLane = .standard) {
         self.requestID = requestID
         self.baseLogger = logger
         self.parameters = parameters
         self.route = route
         self.remoteAddress = remoteAddress
         self.admitted = admitted
+        self.lane = lane
+    }
+
+    /// Goes on only on the heavy lane: on the standard one it throws `MoveToHeavyLane`, and
+    /// the server runs the handler again from the start on a heavy-lane thread. Call it
+    /// before any side effect, once the request is known to need long work.
+    public func requireHeavyLane() throws(MoveToHeavyLane) {
+        if lane != .heavy { throw MoveToHeavyLane() }
     }
 
     /// A logger whose lines carry the request id; tagged only when asked for, since most
@@ -29,4 +39,16 @@ public struct RequestContext: Sendable {
         logger[metadataKey: "request_id"] = .string(requestID)
         return logger
     }
+}
+
+/// Which threads run a handler: the standard workers (sized for the database pool), or the
+/// heavy lane's few (`ServerConfiguration.heavyWorkerThreads`) for long CPU-bound work.
+public enum WorkLane: Sendable {
+    case standard, heavy
+}
+
+/// Thrown by `RequestContext.requireHeavyLane` on the standard lane: the request is run
+/// again on the heavy lane. The connection waits for it; nothing is answered meanwhile.
+public struct MoveToHeavyLane: Error, Sendable {
+    public init() {}
 }

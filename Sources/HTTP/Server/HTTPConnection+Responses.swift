@@ -20,7 +20,9 @@ extension HTTPConnection {
         var exchange = first
         var busy = refuseAsBusy
         while true {
-            let answer = busy ? core.respondBusy(to: exchange) : core.respond(to: exchange)
+            guard let answer = busy ? core.respondBusy(to: exchange) : core.respond(to: &exchange) else {
+                return moveToHeavyLane(exchange, onWorker: onWorker)
+            }
             busy = false
             // The handler is done with the body.
             releaseBodyMemory()

@@ -166,6 +166,20 @@ final class HTTPConnection: @unchecked Sendable {
         }
     }
 
+    /// The handler wants the heavy lane: a heavy-lane thread takes the connection over and
+    /// runs it again, or answers 503 if it waited past `heavyQueueWait`. The request stays
+    /// in flight (a stop waits for it) and holds its body memory until then.
+    func moveToHeavyLane(_ exchange: ServerCore.Exchange, onWorker: Bool) {
+        var moved = exchange
+        moved.lane = .heavy
+        let heavy = moved
+        if !onWorker { ownedByWorker.store(true, ordering: .releasing) }
+        core.heavyWorkers.submit { [self] waited in
+            let tooLate = waited > core.configuration.heavyQueueWait.nanoseconds
+            serve(heavy, onWorker: true, refuseAsBusy: tooLate)
+        }
+    }
+
     /// On a worker: the route's admission decides on the head; a refusal is the answer
     /// (the body is never read), and so is a wait for a worker past `maxQueueWait`.
     private func admit(with admission: Admission, waited: UInt64) -> Step {

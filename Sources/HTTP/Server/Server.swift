@@ -72,7 +72,10 @@ public final class Server: Sendable {
         }
         loops.forEach { $0.perform(.closeAllConnections) }
         loops.forEach { $0.perform(.exit) }
-        if finished { core.workers.stop() }
+        if finished {
+            core.workers.stop()
+            core.heavyWorkers.stop()
+        }
         core.logger.info("stopped")
     }
 }

@@ -33,6 +33,13 @@ public struct ServerConfiguration: Sendable {
     /// Threads that run handlers. Handlers block on the database, so this is about the
     /// database pool's size, not the core count.
     public var workerThreads: Int
+    /// Threads of the heavy lane: handlers whose work is long and CPU-bound (decoding
+    /// images) move there (`RequestContext.requireHeavyLane`), so they never hold the
+    /// workers every other request needs; their count bounds how many run at once.
+    public var heavyWorkerThreads: Int
+    /// How long a request may wait for a heavy-lane thread before it is answered 503: long,
+    /// because such work queues behind its own kind only and is worth the wait.
+    public var heavyQueueWait: Duration = .seconds(60)
     /// Event-loop threads that own the sockets.
     public var ioThreads: Int
     /// What the loops wait on: epoll (Linux) or Dispatch sources (everywhere).
@@ -46,6 +53,7 @@ public struct ServerConfiguration: Sendable {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         self.workerThreads = max(4, 2 * cores)
         self.ioThreads = max(1, cores)
+        self.heavyWorkerThreads = max(1, cores)
     }
 
     /// How often the loops look for connections past a deadline: fine enough for the

@@ -17,6 +17,8 @@ final class ServerCore: Sendable {
         /// What the route's admission returned, when it ran before the body was read; nil
         /// when it is still to run (with the handler) or the route has none.
         var admitted: (any Sendable)? = nil
+        /// Where the handler runs; `heavy` once it asked for it (`MoveToHeavyLane`).
+        var lane = WorkLane.standard
 
         /// Routing errors and never-blocking routes are answered on the loop itself.
         var runsOnEventLoop: Bool {
@@ -38,6 +40,7 @@ final class ServerCore: Sendable {
     let timeouts: ConnectionTimeouts
     let router: Router
     let workers: WorkerPool
+    let heavyWorkers: WorkerPool
     let bodyMemory: BodyMemoryBudget
     let logger: Logger
     let accessLog: any AccessLog
@@ -54,6 +57,7 @@ final class ServerCore: Sendable {
         self.accessLog = accessLog ?? LoggerAccessLog(logger: logger)
         self.bodyMemory = BodyMemoryBudget(capacity: configuration.maxBodyMemory)
         self.workers = WorkerPool(threads: configuration.workerThreads, name: "http-worker")
+        self.heavyWorkers = WorkerPool(threads: configuration.heavyWorkerThreads, name: "http-heavy")
     }
 
     /// Sequentially consistent, as is a worker's hand-back of a connection (see
@@ -81,8 +85,10 @@ final class ServerCore: Sendable {
     }
 
     /// Routes, calls the handler, turns errors into responses (on a worker, or on the
-    /// loop for routes that never block).
-    func respond(to exchange: Exchange) -> Answer {
+    /// loop for routes that never block). Nil when the handler asked for the heavy lane:
+    /// the exchange is to run there, body and uploads untouched, with what its admission
+    /// returned kept in it (a rate limit counts a request once).
+    func respond(to exchange: inout Exchange) -> Answer? {
         let head = exchange.head
         let requestID = RequestID.from(head.headers["X-Request-Id"])
         let response: Response
@@ -96,11 +102,14 @@ final class ServerCore: Sendable {
         case .found(let route, let parameters):
             do {
                 let admitted = try exchange.admitted ?? route.admission?.admit(head, remoteAddress: exchange.remoteAddress)
+                exchange.admitted = admitted
                 let context = RequestContext(requestID: requestID, logger: logger, parameters: parameters,
                                              route: route.pattern, remoteAddress: exchange.remoteAddress,
-                                             admitted: admitted)
+                                             admitted: admitted, lane: exchange.lane)
                 let request = try Request(head: head, content: exchange.body)
                 response = try route.handler(request, context)
+            } catch is MoveToHeavyLane where exchange.lane == .standard {
+                return nil
             } catch {
                 response = render(httpError(for: error, route: route.pattern, requestID: requestID))
             }

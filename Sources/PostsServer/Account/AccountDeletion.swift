@@ -30,7 +30,7 @@ struct AccountDeletion: Sendable {
             files.append(try removeUser(userID, on: connection))
             return files
         }
-        for url in files { images.remove(url: url) }
+        images.release(files, checkingWith: pool)
     }
 
     /// The account's posts, their parents, and the posts it liked or commented on.

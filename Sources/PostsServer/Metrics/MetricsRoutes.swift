@@ -13,6 +13,7 @@ enum MetricsRoutes {
         let mailer: Mailer?
         /// The queue's depth is the database's, whether this instance or another mails it.
         let mailQueue: MailQueue
+        let images: ImageCounters
         let openConnections: @Sendable () -> Int
     }
 
@@ -54,6 +55,7 @@ enum MetricsRoutes {
                         help: "Time from the write of the oldest change not yet delivered (held back by long transactions) to now.",
                         value: events.lagSeconds)
             addMail(to: &metrics, sources: sources)
+            addImages(to: &metrics, counters: sources.images.snapshot)
             let uptime = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
             metrics.add("process_uptime_seconds", .gauge, help: "Seconds since the server started.", value: uptime)
             return Response(headers: HTTPHeaders([("Content-Type", "text/plain; version=0.0.4")]), body: Array(metrics.text.utf8))

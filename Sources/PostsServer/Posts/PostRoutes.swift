@@ -46,7 +46,7 @@ enum PostRoutes {
             routes.post(path, access: .required, body: body) { request, context in
                 let caller = try context.requireCaller()
                 let fields = try BodyFields(request)
-                let draft = try PostDraft(fields, image: try image(of: request))
+                let draft = try PostDraft(fields, image: try image(of: request, context))
                 let idempotency = try IdempotentRequest(request, caller: caller, fields: fields)
                 return try posts.create(draft, by: caller, idempotency: idempotency).response(as: "post")
             }
@@ -54,7 +54,7 @@ enum PostRoutes {
 
         routes.patch("/api/posts/:id", access: .required, body: body) { request, context in
             let id = try context.parameters.require("id", as: Int64.self)
-            let edits = try PostEdits(BodyFields(request), image: try image(of: request))
+            let edits = try PostEdits(BodyFields(request), image: try image(of: request, context))
             return postAnswer(try posts.update(id, with: edits, by: context.requireCaller()))
         }
 
@@ -64,7 +64,7 @@ enum PostRoutes {
             guard let id = try PostText.postID(fields, "post_id") else {
                 throw APIError.invalid("post_id is required")
             }
-            let edits = try PostEdits(fields, image: try image(of: request))
+            let edits = try PostEdits(fields, image: try image(of: request, context))
             return postAnswer(try posts.update(id, with: edits, by: context.requireCaller()))
         }
 
@@ -102,9 +102,12 @@ enum PostRoutes {
         }
     }
 
-    /// The `image` file part, if the form has one.
-    private static func image(of request: Request) throws(APIError) -> UploadedFile? {
-        request.form?.file(named: "image")
+    /// The `image` file part, if the form has one. Making it again (the image pipeline) is
+    /// long CPU work: the request moves to the heavy lane first.
+    private static func image(of request: Request, _ context: AppContext) throws -> UploadedFile? {
+        guard let file = request.form?.file(named: "image") else { return nil }
+        try context.http.requireHeavyLane()
+        return file
     }
 
     private static func parentFilter(_ text: String?) throws(APIError) -> PostService.ParentFilter {

@@ -39,7 +39,7 @@ extension PostService {
                 """)
             return (ids, try subtree.compactMap { try $0.decode("image_url", as: String?.self) })
         }
-        for url in files { images.remove(url: url) }
+        images.release(files, checkingWith: pool)
         return deleted
     }
 

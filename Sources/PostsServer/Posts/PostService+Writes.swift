@@ -11,7 +11,7 @@ extension PostService {
         do {
             let outcome = try pool.withTransaction { connection -> Created in
                 if let replay = try idempotency?.replay(on: connection) { return .replayed(replay) }
-                let post = try insert(draft, imageURL: stored?.url, by: caller, on: connection)
+                let post = try insert(draft, image: stored, by: caller, on: connection)
                 try idempotency?.record(post, as: "post", on: connection)
                 return .created(post)
             }
@@ -25,10 +25,13 @@ extension PostService {
     }
 
     /// The parent's count and the new row in one statement: no parent row, no post (404).
-    private func insert(_ draft: PostDraft, imageURL: String?, by caller: Caller,
+    private func insert(_ draft: PostDraft, image: ImageStore.Stored?, by caller: Caller,
                         on connection: PostgresConnection) throws -> [UInt8] {
         let parentID: Int64? = draft.parentID
         let locationTag: String? = draft.locationTag
+        let imageURL: String? = image?.url
+        let imageWidth: Int32? = image.map { Int32($0.width) }
+        let imageHeight: Int32? = image.map { Int32($0.height) }
         // The parent's lock before any write (its count is in the change: see ChangeLog).
         let query: SQLQuery = """
             WITH lock AS (\(ChangeLog.lock(posts: [parentID]))),
@@ -37,9 +40,11 @@ extension PostService {
                 WHERE id = \(parentID) AND NOT deleted AND \(unsafeSQL: ChangeLog.gate)
                 RETURNING id, child_count
             ), p AS (
-                INSERT INTO posts (user_id, parent_id, title, summary, body, image_url, timezone, location_tag, ai_generated)
+                INSERT INTO posts (user_id, parent_id, title, summary, body, image_url, image_width, image_height,
+                                   timezone, location_tag, ai_generated)
                 SELECT \(caller.userID), \(parentID)::bigint, \(draft.title), \(draft.summary), \(draft.body),
-                       \(imageURL)::text, \(draft.timezone), \(locationTag)::text, \(draft.aiGenerated)
+                       \(imageURL)::text, \(imageWidth)::int, \(imageHeight)::int,
+                       \(draft.timezone), \(locationTag)::text, \(draft.aiGenerated)
                 WHERE (\(parentID)::bigint IS NULL OR EXISTS (SELECT 1 FROM parent)) AND \(unsafeSQL: ChangeLog.gate)
                 RETURNING *
             ), recorded AS (\(ChangeLog.record(ChangeRecord(
@@ -88,6 +93,8 @@ extension PostService {
                 let changesLocation: Bool = edits.locationTag != nil
                 let location: String? = edits.locationTag.flatMap { $0 }
                 let imageURL: String? = stored?.url
+                let imageWidth: Int32? = stored.map { Int32($0.width) }
+                let imageHeight: Int32? = stored.map { Int32($0.height) }
                 let query: SQLQuery = """
                     WITH p AS (
                         UPDATE posts SET
@@ -95,7 +102,9 @@ extension PostService {
                             summary = coalesce(\(summary)::text, summary),
                             body = coalesce(\(body)::text, body),
                             location_tag = CASE WHEN \(changesLocation) THEN \(location)::text ELSE location_tag END,
-                            image_url = coalesce(\(imageURL)::text, image_url)
+                            image_url = coalesce(\(imageURL)::text, image_url),
+                            image_width = CASE WHEN \(imageURL)::text IS NULL THEN image_width ELSE \(imageWidth)::int END,
+                            image_height = CASE WHEN \(imageURL)::text IS NULL THEN image_height ELSE \(imageHeight)::int END
                         WHERE id = \(id) RETURNING *
                     ), recorded AS (\(ChangeLog.record(ChangeRecord(
                         kind: .postUpdated, postID: "p.id", parentID: "p.parent_id", userID: "\(caller.userID)",
@@ -109,7 +118,7 @@ extension PostService {
                 }
                 return (post, stored == nil ? nil : previous)
             }
-            images.remove(url: replaced)
+            images.release([replaced], checkingWith: pool)
             return post
         } catch {
             images.remove(url: stored?.url)

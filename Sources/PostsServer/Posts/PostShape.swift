@@ -11,6 +11,8 @@ enum PostShape {
         ResourceField("summary", "p.summary", .text),
         ResourceField("body", "p.body", .text),
         ResourceField("image_url", "p.image_url", .text),
+        ResourceField("image_width", "p.image_width", .integer),
+        ResourceField("image_height", "p.image_height", .integer),
         ResourceField("created_at", "p.created_at", .time),
         ResourceField("timezone", "p.timezone", .text),
         ResourceField("location_tag", "p.location_tag", .text),
@@ -38,7 +40,7 @@ enum PostShape {
     }
 
     private static let idColumn = 0
-    private static let createdAtColumn = 7
+    private static let createdAtColumn = 9
     private static let likedByMeColumn = shape.columnCount
 
     /// The cursor that continues after this row.

@@ -19,6 +19,11 @@ struct ProfilePatch: Decodable, Sendable {
         case username, fullName = "full_name", bio, avatarURL = "avatar_url"
     }
 
+    /// Only the avatar (`PUT` and `DELETE /api/profiles/me/avatar`).
+    init(avatar: AvatarChange) {
+        self.avatar = avatar
+    }
+
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         username = try container.decodeIfPresent(String.self, forKey: .username)

@@ -1,8 +1,10 @@
 import HTTP
+import Postgres
 
-/// `GET /api/profiles/<user_id>` and `PATCH /api/profiles/me`.
+/// `GET /api/profiles/<user_id>`, `PATCH /api/profiles/me`, and the avatar's upload
+/// (`PUT`/`DELETE /api/profiles/me/avatar`).
 enum ProfileRoutes {
-    static func register(on routes: inout RouteTable, profiles: ProfileService) {
+    static func register(on routes: inout RouteTable, profiles: ProfileService, images: ImageStore) {
         routes.get("/api/profiles/:user_id", etag: true) { _, context in
             let userID = try context.parameters.require("user_id", as: Int64.self)
             guard let profile = try profiles.profile(of: userID) else { throw APIError.notFound("no such profile") }
@@ -12,7 +14,35 @@ enum ProfileRoutes {
         routes.patch("/api/profiles/me", access: .required) { request, context in
             let caller = try context.requireCaller()
             let patch = try RequestFields.decode(ProfilePatch.self, from: request).validated()
-            return answer(try profiles.update(caller.userID, with: patch))
+            let updated = try profiles.update(caller.userID, with: patch)
+            if patch.avatar != .keep { images.release([updated.previousAvatar], checkingWith: profiles.pool) }
+            return answer(updated.profile)
+        }
+
+        routes.put("/api/profiles/me/avatar", access: .required,
+                   body: .multipart(.images(in: images.directory))) { request, context in
+            let caller = try context.requireCaller()
+            guard let file = request.form?.file(named: "image") else {
+                throw APIError.invalid("image is required: a multipart file part named image")
+            }
+            try context.http.requireHeavyLane()
+            let stored = try images.keepAvatar(file)
+            let updated: ProfileService.Updated
+            do {
+                updated = try profiles.update(caller.userID, with: ProfilePatch(avatar: .set(stored.url)))
+            } catch {
+                images.remove(url: stored.url)
+                throw error
+            }
+            images.release([updated.previousAvatar], checkingWith: profiles.pool)
+            return answer(updated.profile)
+        }
+
+        routes.delete("/api/profiles/me/avatar", access: .required) { _, context in
+            let caller = try context.requireCaller()
+            let updated = try profiles.update(caller.userID, with: ProfilePatch(avatar: .clear))
+            images.release([updated.previousAvatar], checkingWith: profiles.pool)
+            return answer(updated.profile)
         }
     }
 

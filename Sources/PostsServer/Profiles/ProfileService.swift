@@ -30,9 +30,16 @@ struct ProfileService: Sendable {
         }
     }
 
+    /// A profile as changed, and the avatar URL it had before (its file may now be
+    /// unreferenced: see `ImageStore.release`).
+    struct Updated: Sendable {
+        let profile: [UInt8]
+        let previousAvatar: String?
+    }
+
     /// Applies a validated patch in one statement; 409 when the username is taken by
     /// someone else, whatever its case.
-    func update(_ userID: Int64, with patch: ProfilePatch) throws -> [UInt8] {
+    func update(_ userID: Int64, with patch: ProfilePatch) throws -> Updated {
         let avatarGiven: Bool
         let avatar: String?
         switch patch.avatar {
@@ -45,6 +52,7 @@ struct ProfileService: Sendable {
                 // The profile's lock before the write, and its change in the same statement.
                 try connection.query("""
                     WITH lock AS (\(ChangeLog.lock(profile: userID))),
+                    previous AS (SELECT avatar_url FROM profiles WHERE user_id = \(userID)),
                     pr AS (
                         UPDATE profiles SET
                             username = coalesce(\(patch.username), username),
@@ -57,11 +65,11 @@ struct ProfileService: Sendable {
                     recorded AS (\(ChangeLog.record(ChangeRecord(
                         kind: .profileUpdated, userID: "pr.user_id", data: [("profile", "\(unsafeSQL: ProfileShape.json)")],
                         source: "FROM pr"))))
-                    SELECT \(unsafeSQL: ProfileShape.columns) FROM pr
+                    SELECT \(unsafeSQL: ProfileShape.columns), (SELECT avatar_url FROM previous) AS previous_avatar FROM pr
                     """).first
             }
-            guard let profile = try Self.json(row) else { throw APIError.notFound("no profile for this user") }
-            return profile
+            guard let row, let profile = try Self.json(row) else { throw APIError.notFound("no profile for this user") }
+            return Updated(profile: profile, previousAvatar: try row.decode(at: ProfileShape.shape.columnCount))
         } catch let error as PostgresError where error.sqlState == .uniqueViolation {
             throw APIError.conflict("that username is taken")
         }

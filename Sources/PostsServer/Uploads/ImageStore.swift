@@ -1,23 +1,27 @@
 import Foundation
 import HTTP
+import Images
 
-/// The images of posts, files in `UPLOAD_DIR` under names only this server makes: 32 random
-/// hex digits and the extension of their real type. Nothing else there is ever served.
+/// The stored images of posts and avatars, files in `UPLOAD_DIR` (see `StoredImageName`).
+/// Every upload is made again by the image pipeline before it is kept; its sizes are made
+/// on first request (`ImageStore+Sizes`).
 struct ImageStore: Sendable {
     let directory: String
+    let sizes = SizesInProgress()
+    let counters = ImageCounters()
 
     /// Creates the folder if needed (the multipart consumer writes its temporary files there)
     /// and removes the temporary files a crashed process left behind.
     init(directory: String) throws {
         self.directory = directory
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        removeAbandonedUploads()
+        removeAbandonedFiles()
     }
 
     /// An upload being received is written to at least every `bodyGracePeriod` or it is cut
-    /// off (408): a temporary file untouched for an hour belongs to no live request, even of
-    /// another instance sharing the folder.
-    private func removeAbandonedUploads(olderThan age: TimeInterval = 3600) {
+    /// off (408), and an image is made in seconds: a temporary file untouched for an hour
+    /// belongs to no live request, even of another instance sharing the folder.
+    private func removeAbandonedFiles(olderThan age: TimeInterval = 3600) {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         let cutoff = Date().addingTimeInterval(-age)
         for name in names where name.hasPrefix(".upload-") && name.hasSuffix(".part") {
@@ -27,70 +31,79 @@ struct ImageStore: Sendable {
     }
 
     struct Stored: Sendable {
-        let name: String
-        var url: String { "/uploads/\(name)" }
+        let name: StoredImageName
+        let width: Int
+        let height: Int
+        var url: String { name.url }
     }
 
-    /// Keeps an upload (already checked to be an image on its first bytes) under a new
-    /// name, by an atomic rename of its temporary file: never half-written when served.
-    func keep(_ file: UploadedFile) throws -> Stored {
-        guard let type = Self.sniff(file.temporaryPath) else {
-            throw APIError(.unsupportedMedia, "\(file.fieldName) must be a JPEG, PNG, GIF or WebP image")
+    /// Makes a post's image from an upload: checked, upright, sRGB, without metadata, in its
+    /// format (HEIC as JPEG), kept under a new name. Runs on the heavy lane.
+    func keep(_ file: UploadedFile) throws(APIError) -> Stored {
+        try make(from: file) { source, format, destination throws(ImageFailure) in
+            try ImagePipeline.normalize(source, as: format, to: destination)
         }
-        let name = Self.randomHex(bytes: 16) + "." + type.fileExtension
+    }
+
+    /// Makes an avatar from an upload: the same, cropped square and at most 512 px.
+    func keepAvatar(_ file: UploadedFile) throws(APIError) -> Stored {
+        try make(from: file, as: \.still) { source, format, destination throws(ImageFailure) in
+            try ImageResizer.avatar(source, as: format, writingTo: destination)
+        }
+    }
+
+    /// Writes the made image to a temporary name and renames it into place: a file served
+    /// under a stored name is always whole.
+    private func make(from file: UploadedFile, as written: KeyPath<ImageFormat, ImageFormat> = \.stored,
+                      _ process: (String, ImageFormat, String) throws(ImageFailure) -> ProcessedImage) throws(APIError) -> Stored {
+        guard let format = Self.sniff(file.temporaryPath) else {
+            throw APIError(.unsupportedMedia, "\(file.fieldName) must be \(ImageFormat.acceptedNames)")
+        }
+        let name = StoredImageName.random(format[keyPath: written])
+        let temporary = path(of: ".upload-\(name.base).made.part")
+        defer { unlink(temporary) }
+        let made: ProcessedImage
         do {
-            try file.keep(at: path(of: name))
+            made = try process(file.temporaryPath, format, temporary)
         } catch {
-            throw APIError(.failed, "the image could not be stored")
+            counters.refused(error)
+            throw error.apiError
         }
-        return Stored(name: name)
+        guard rename(temporary, path(of: name.name)) == 0 else { throw APIError(.failed, "the image could not be stored") }
+        counters.processed()
+        return Stored(name: name, width: made.width, height: made.height)
     }
 
-    /// Removes the image behind an `image_url` this server made (anything else is left alone).
+    /// Removes the image behind an `image_url` or `avatar_url` this server made, and its
+    /// sizes (anything else is left alone).
     func remove(url: String?) {
-        guard let url, url.hasPrefix("/uploads/") else { return }
-        let name = String(url.dropFirst("/uploads/".count))
-        guard Self.type(ofStoredName: name) != nil else { return }
-        unlink(path(of: name))
+        guard let name = StoredImageName(url: url) else { return }
+        for file in name.allNames { unlink(path(of: file)) }
     }
 
-    /// Removes every image this server stored (`POST /api/dev/reset`); any other file in
-    /// the folder is left alone, whatever `UPLOAD_DIR` points at.
+    /// Removes every image and size this server stored (`POST /api/dev/reset`); any other
+    /// file in the folder is left alone, whatever `UPLOAD_DIR` points at.
     func removeAll() throws {
-        for name in try FileManager.default.contentsOfDirectory(atPath: directory) where Self.type(ofStoredName: name) != nil {
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory)
+        where StoredImageName(name) != nil || StoredImageName.isSizeName(name) {
             unlink(path(of: name))
         }
     }
 
-    /// The stored image of that name and its type; nil for any name this server did not
-    /// make (`..`, slashes, other files) or that is gone.
-    func open(_ name: String) -> (FileBody, ImageType)? {
-        guard let type = Self.type(ofStoredName: name), let file = FileBody.open(path: path(of: name)) else { return nil }
-        return (file, type)
+    /// The stored original of that name; nil for any name this server did not make or
+    /// that is gone.
+    func open(_ name: String) -> (FileBody, StoredImageName)? {
+        guard let stored = StoredImageName(name), let file = FileBody.open(path: path(of: stored.name)) else { return nil }
+        return (file, stored)
     }
 
-    static func type(ofStoredName name: String) -> ImageType? {
-        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts[0].utf8.count == 32,
-              parts[0].utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else { return nil }
-        return ImageType.allCases.first { $0.fileExtension == parts[1] }
-    }
-
-    private func path(of name: String) -> String {
+    func path(of name: String) -> String {
         directory.hasSuffix("/") ? directory + name : directory + "/" + name
     }
 
-    private static func sniff(_ path: String) -> ImageType? {
+    private static func sniff(_ path: String) -> ImageFormat? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
-        return ImageType(sniffing: (try? handle.read(upToCount: ImageType.signatureLength)) ?? Data())
-    }
-
-    private static func randomHex(bytes: Int) -> String {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<bytes).map { _ in
-            let byte = UInt8.random(in: 0...255, using: &generator)
-            return (byte < 16 ? "0" : "") + String(byte, radix: 16)
-        }.joined()
+        return ImageFormat(sniffing: (try? handle.read(upToCount: ImageFormat.signatureLength)) ?? Data())
     }
 }

@@ -1,0 +1,181 @@
+// The libvips calls of CVips.h. Errors stay in libvips' error buffer until
+// cvips_take_error reads them.
+#include "CVips.h"
+#include <stdlib.h>
+#include <vips/vips.h>
+#include <webp/mux.h>
+
+/// libvips' warnings (a damaged tile it papered over, say) go to stderr otherwise; what
+/// matters to the server is whether a call failed, which it learns from the error buffer.
+static void drop_message(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
+    (void)domain, (void)level, (void)message, (void)data;
+}
+
+int cvips_start(void) {
+    // A 90-degree turn needs the whole image: past this size libvips decodes to a
+    // temporary file instead of memory (an operator's own setting wins).
+    setenv("VIPS_DISC_THRESHOLD", "16m", 0);
+    if (VIPS_INIT("posts-server") != 0) return -1;
+    vips_block_untrusted_set(TRUE);
+    // Every loader blocked, then the five bases (file, buffer and source variants) let back.
+    vips_operation_block_set("VipsForeignLoad", TRUE);
+    vips_operation_block_set("VipsForeignLoadJpeg", FALSE);
+    vips_operation_block_set("VipsForeignLoadPng", FALSE);
+    vips_operation_block_set("VipsForeignLoadNsgif", FALSE);
+    vips_operation_block_set("VipsForeignLoadWebp", FALSE);
+    vips_operation_block_set("VipsForeignLoadHeif", FALSE);
+    g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO, drop_message, NULL);
+    vips_cache_set_max(0);
+    vips_concurrency_set(1);
+    return 0;
+}
+
+char *cvips_take_error(void) {
+    char *error = vips_error_buffer_copy();
+    if (error != NULL && error[0] == '\0') {
+        g_free(error);
+        return NULL;
+    }
+    return error;
+}
+
+void cvips_free_error(char *error) { g_free(error); }
+
+void cvips_unref(CVipsImage *image) {
+    if (image != NULL) g_object_unref(image);
+}
+
+CVipsImage *cvips_open(const char *path, CVipsFormat format, int all_pages, int sequential) {
+    VipsImage *out = NULL;
+    VipsAccess access = sequential ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM;
+    // A truncated or damaged image is an error, not grey pixels.
+    VipsFailOn fail = VIPS_FAIL_ON_ERROR;
+    int n = all_pages ? -1 : 1;
+    int result = -1;
+    switch (format) {
+    case CVIPS_JPEG: result = vips_jpegload(path, &out, "access", access, "fail_on", fail, NULL); break;
+    case CVIPS_PNG: result = vips_pngload(path, &out, "access", access, "fail_on", fail, NULL); break;
+    case CVIPS_GIF: result = vips_gifload(path, &out, "access", access, "fail_on", fail, "n", n, NULL); break;
+    case CVIPS_WEBP: result = vips_webpload(path, &out, "access", access, "fail_on", fail, "n", n, NULL); break;
+    case CVIPS_HEIF: result = vips_heifload(path, &out, "access", access, "fail_on", fail, NULL); break;
+    }
+    return result == 0 ? out : NULL;
+}
+
+int cvips_width(CVipsImage *image) { return vips_image_get_width(image); }
+int cvips_height(CVipsImage *image) { return vips_image_get_height(image); }
+int cvips_page_height(CVipsImage *image) { return vips_image_get_page_height(image); }
+int cvips_pages(CVipsImage *image) { return vips_image_get_n_pages(image); }
+int cvips_orientation(CVipsImage *image) { return vips_image_get_orientation(image); }
+int cvips_has_alpha(CVipsImage *image) { return vips_image_hasalpha(image); }
+
+CVipsImage *cvips_autorotate(CVipsImage *image) {
+    VipsImage *out = NULL;
+    return vips_autorot(image, &out, NULL) == 0 ? out : NULL;
+}
+
+CVipsImage *cvips_to_srgb(CVipsImage *image) {
+    VipsImage *out = NULL;
+    VipsInterpretation interpretation = vips_image_guess_interpretation(image);
+    if (vips_image_get_typeof(image, VIPS_META_ICC_NAME)) {
+        // The embedded profile says what the numbers mean; sRGB is what every screen assumes.
+        if (vips_icc_transform(image, &out, "srgb", "embedded", TRUE,
+                               "intent", VIPS_INTENT_PERCEPTUAL, NULL) == 0) return out;
+        // A broken profile: fall back on the interpretation rather than refuse the photo.
+        vips_error_clear();
+    }
+    if (interpretation == VIPS_INTERPRETATION_sRGB || interpretation == VIPS_INTERPRETATION_B_W) {
+        g_object_ref(image);
+        return image;
+    }
+    return vips_colourspace(image, &out, VIPS_INTERPRETATION_sRGB, NULL) == 0 ? out : NULL;
+}
+
+CVipsImage *cvips_flatten_white(CVipsImage *image) {
+    VipsImage *out = NULL;
+    double white[3] = {255, 255, 255};
+    VipsArrayDouble *background = vips_array_double_new(white, 3);
+    int result = vips_flatten(image, &out, "background", background, NULL);
+    vips_area_unref(VIPS_AREA(background));
+    return result == 0 ? out : NULL;
+}
+
+/// Whether a metadata field is one a saver would write out: anything that can carry who,
+/// where or with what a photo was taken. Frame timing and loop count are not among them.
+static gboolean is_revealing(const char *name) {
+    static const char *prefixes[] = {"exif-", "xmp-", "iptc-", "icc-", "png-comment-", "gif-comment",
+                                     "heif-", "jpeg-", "orientation", "resolution-unit"};
+    for (size_t index = 0; index < sizeof prefixes / sizeof prefixes[0]; index++) {
+        if (g_str_has_prefix(name, prefixes[index])) return TRUE;
+    }
+    return FALSE;
+}
+
+CVipsImage *cvips_without_metadata(CVipsImage *image) {
+    VipsImage *out = NULL;
+    if (vips_copy(image, &out, NULL) != 0) return NULL;
+    gchar **fields = vips_image_get_fields(out);
+    for (gchar **field = fields; *field != NULL; field++) {
+        if (is_revealing(*field)) vips_image_remove(out, *field);
+    }
+    g_strfreev(fields);
+    return out;
+}
+
+/// libvips 8.14's WebP saver writes an EXIF chunk of its own even when told to strip: the
+/// image is encoded in memory and every metadata chunk taken out with libwebpmux.
+static int save_webp(VipsImage *image, const char *path, int quality) {
+    void *encoded = NULL;
+    size_t length = 0;
+    if (vips_webpsave_buffer(image, &encoded, &length, "strip", TRUE, "Q", quality, NULL) != 0) return -1;
+    WebPData input = {encoded, length};
+    WebPMux *mux = WebPMuxCreate(&input, 0);
+    int result = -1;
+    if (mux == NULL) {
+        vips_error("webpsave", "libwebpmux could not read the encoded image");
+    } else {
+        WebPMuxDeleteChunk(mux, "EXIF");
+        WebPMuxDeleteChunk(mux, "XMP ");
+        WebPMuxDeleteChunk(mux, "ICCP");
+        WebPData output = {NULL, 0};
+        if (WebPMuxAssemble(mux, &output) != WEBP_MUX_OK) {
+            vips_error("webpsave", "libwebpmux could not write the image");
+        } else {
+            GError *error = NULL;
+            if (g_file_set_contents(path, (const char *)output.bytes, (gssize)output.size, &error)) {
+                result = 0;
+            } else {
+                vips_error("webpsave", "%s", error->message);
+                g_error_free(error);
+            }
+            WebPDataClear(&output);
+        }
+        WebPMuxDelete(mux);
+    }
+    g_free(encoded);
+    return result;
+}
+
+int cvips_save(CVipsImage *image, const char *path, CVipsFormat format, int quality) {
+    switch (format) {
+    case CVIPS_JPEG:
+    case CVIPS_HEIF:
+        return vips_jpegsave(image, path, "strip", TRUE, "Q", quality, "optimize_coding", TRUE, NULL);
+    case CVIPS_PNG:
+        return vips_pngsave(image, path, "strip", TRUE, "compression", 6, NULL);
+    case CVIPS_GIF:
+        return vips_gifsave(image, path, "strip", TRUE, NULL);
+    case CVIPS_WEBP:
+        return save_webp(image, path, quality);
+    }
+    return -1;
+}
+
+CVipsImage *cvips_thumbnail(const char *path, int width, int crop_square) {
+    VipsImage *out = NULL;
+    int result = crop_square
+        ? vips_thumbnail(path, &out, width, "height", width, "size", VIPS_SIZE_DOWN,
+                         "crop", VIPS_INTERESTING_CENTRE, NULL)
+        : vips_thumbnail(path, &out, width, "height", VIPS_MAX_COORD, "size", VIPS_SIZE_DOWN, NULL);
+    return result == 0 ? out : NULL;
+}
