@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Peak memory under many large uploads: N clients at once each post a post with a 10 MiB
 # image (multipart, trust mode), then the server's peak RSS (VmHWM) is read from /proc.
+# The "images" are random bytes behind JPEG's magic number: the bodies are received and
+# written to disk in full, then the image pipeline refuses them (415). What this measures
+# is receiving; bench/images.sh measures the pipeline with real photos.
 #
 #   bench/uploads.sh [clients] [MiB]          (default 100 clients, 10 MiB each)
 #
@@ -47,4 +50,4 @@ for thread in threads: thread.join()
 print(f"{clients} uploads of {mib} MiB in {time.time() - began:.1f} s: statuses {sorted(set(statuses))}, {statuses.count(201)} created")
 PY
 echo "after uploads: $(grep VmHWM /proc/$server/status)"
-echo "files stored: $(ls "$uploads" | grep -c '\.jpg$')"
+echo "files left in the upload folder: $(ls -A "$uploads" | wc -l) (0: every refused upload's temporary file is gone)"

@@ -14,7 +14,8 @@ import Testing
         let imagePath = try #require(root.imageURL)
         #expect(imagePath.hasPrefix("/uploads/") && imagePath.hasSuffix(".png"))
         #expect(ash.imageURL(imagePath)?.absoluteString == "\(server.baseURL.absoluteString)\(imagePath)")
-        #expect(try await ash.imageData(imagePath) == pngBytes)
+        // Stored as the server made it again (no metadata): a PNG still, not the bytes sent.
+        #expect(try await ash.imageData(imagePath).starts(with: pngBytes.prefix(8)))
         #expect(root.authorName == "ash" && root.timezone == "Europe/Paris" && root.likedByMe == false)
 
         var children: [Post] = []

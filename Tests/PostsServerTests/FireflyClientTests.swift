@@ -43,7 +43,8 @@ private struct ChildrenResponse: Codable { let status: String; let postId: Int  
         let imageURL = try #require(post.imageUrl)
         #expect(imageURL.firstMatch(of: /^\/uploads\/[0-9a-f]{32}\.jpg$/) != nil)
         let served = try client.get(imageURL)
-        #expect(served.status == 200 && served.body == image)
+        // A JPEG the server made again: the comments that padded it to 200 KB are gone.
+        #expect(served.status == 200 && served.body.starts(with: [0xFF, 0xD8, 0xFF]) && served.body.count < image.count)
         #expect(served.header("Content-Type") == "image/jpeg")
 
         var reply = MultipartBody()

@@ -62,10 +62,11 @@ final class EventLoop: @unchecked Sendable {
 
     func start() {
         let thread = Thread { [self] in
+            // Named from inside (see WorkerPool): Linux drops a name set before start().
+            Thread.current.name = "http-loop-\(index)"
             run()
             finished.signal()
         }
-        thread.name = "http-loop-\(index)"
         thread.start()
     }
 

@@ -29,11 +29,14 @@ final class WorkerPool: Sendable {
         threadCount = max(1, threads)
         for index in 0..<threadCount {
             finished.enter()
+            let threadName = "\(name)-\(index)"
             let thread = Thread { [self] in
+                // Named from inside: on Linux a name set before start() is dropped, and
+                // top -H, gdb and perf would show the creator's name instead.
+                Thread.current.name = threadName
                 runJobs()
                 finished.leave()
             }
-            thread.name = "\(name)-\(index)"
             thread.stackSize = 1 << 20
             thread.start()
         }

@@ -59,7 +59,7 @@ final class ImageMeasurement: Sendable {
             guard let last = rows.last else { break }
             after = last.id
             for row in rows {
-                guard let name = StoredImageName(url: row.url),
+                guard let name = StoredImageName(url: row.url), ImageStore.isRegularFile(images.path(of: name.name)),
                       let size = ImagePipeline.measure(images.path(of: name.name), as: name.format) else { continue }
                 let (width, height) = (Int32(size.width), Int32(size.height))
                 try pool.withConnection { connection in

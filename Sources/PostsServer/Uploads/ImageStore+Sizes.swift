@@ -12,7 +12,9 @@ extension ImageStore {
     func openSize(of name: StoredImageName, width: Int, lane: WorkLane) throws -> FileBody? {
         let sizePath = path(of: name.sizeName(width: width))
         if let kept = FileBody.open(path: sizePath) { return kept }
-        guard FileManager.default.fileExists(atPath: path(of: name.name)) else { return nil }
+        // lstat, not fileExists: the original must be a file this server wrote, never a
+        // link planted in the folder (libvips opens it by path and would follow one).
+        guard Self.isRegularFile(path(of: name.name)) else { return nil }
         if lane != .heavy { throw MoveToHeavyLane() }
         let key = name.sizeName(width: width)
         switch sizes.claim(key) {
@@ -25,6 +27,11 @@ extension ImageStore {
             try makeSize(of: name, width: width, at: sizePath)
         }
         return FileBody.open(path: sizePath)
+    }
+
+    static func isRegularFile(_ path: String) -> Bool {
+        var status = stat()
+        return lstat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG
     }
 
     private func makeSize(of name: StoredImageName, width: Int, at sizePath: String) throws(APIError) {
