@@ -86,9 +86,9 @@ let package = Package(
             name: "TestSupport",
             dependencies: ["CLinux", "CZlib", "HTTP", "Images", "Postgres", "PostsServer"],
             path: "Tests/TestSupport",
-            // The SMTP relay of the mail tests (SMTPRelay.swift) and the image tests' fixtures
-            // (ImageFixtures.swift), run with the venv's python.
-            exclude: ["smtp_relay.py", "image_fixtures.py"]
+            // The SMTP relay of the mail tests (SMTPRelay.swift), the image tests' fixtures and
+            // their probe (ImageFixtures.swift), run with the venv's python.
+            exclude: ["smtp_relay.py", "image_fixtures.py", "image_probe.py"]
         ),
         .testTarget(name: "ImagesTests", dependencies: ["Images", "TestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"]),
