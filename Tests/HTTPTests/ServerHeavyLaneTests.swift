@@ -70,17 +70,10 @@ import TestSupport
         #expect(record.handlerCalls.load(ordering: .relaxed) == 2 && record.heavyRuns.load(ordering: .relaxed) == 1)
         let standard = try #require(record.standardThread.withLock { $0 }), heavy = try #require(record.heavyThread.withLock { $0 })
         #expect(pthread_equal(standard, heavy) == 0)
-        // The heavy lane's threads are meant to be named http-heavy-N (WorkerPool sets
-        // `Thread.name` before `start()`); swift-corelibs-foundation drops a name set before
-        // the thread runs, so on Linux the thread keeps the name of the one that made it.
+        // The heavy lane's threads are named http-heavy-N (from inside the thread: Linux's
+        // Foundation drops a name set before start()).
         let threadName = words.count == 4 ? words[3] : ""
-        #if os(Linux)
-        withKnownIssue("WorkerPool's thread names are lost on Linux: Thread.name set before start()") {
-            #expect(threadName.hasPrefix("http-heavy"), "\(answer.text)")
-        }
-        #else
         #expect(threadName.hasPrefix("http-heavy"), "\(answer.text)")
-        #endif
         // The connection goes on, and a standard route stays on the standard lane.
         let light = try client.exchange("GET /light HTTP/1.1\r\nHost: t\r\n\r\n")
         #expect(light.text.hasPrefix("standard nil 0"), "\(light.text)")
