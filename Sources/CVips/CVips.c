@@ -156,11 +156,17 @@ static int save_webp(VipsImage *image, const char *path, int quality) {
     return result;
 }
 
+/// Huffman tables made for the image save 5-10% of a JPEG, but libjpeg then holds every
+/// coefficient until the end: 72 MB for a 24-megapixel photo, where a streamed save holds a
+/// few rows. Up to this size (sizes, avatars, most screenshots) the tables are worth it.
+static const gint64 optimized_jpeg_pixels = 4000000;
+
 int cvips_save(CVipsImage *image, const char *path, CVipsFormat format, int quality) {
+    gboolean optimize = (gint64)vips_image_get_width(image) * vips_image_get_height(image) <= optimized_jpeg_pixels;
     switch (format) {
     case CVIPS_JPEG:
     case CVIPS_HEIF:
-        return vips_jpegsave(image, path, "strip", TRUE, "Q", quality, "optimize_coding", TRUE, NULL);
+        return vips_jpegsave(image, path, "strip", TRUE, "Q", quality, "optimize_coding", optimize, NULL);
     case CVIPS_PNG:
         return vips_pngsave(image, path, "strip", TRUE, "compression", 6, NULL);
     case CVIPS_GIF:
