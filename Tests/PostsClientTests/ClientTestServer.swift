@@ -53,8 +53,24 @@ func draft(_ title: String, parent: Int? = nil) -> NewPost {
     NewPost(title: title, summary: "About \(title)", body: "The body of \(title)", parentID: parent, timezone: "Europe/Paris")
 }
 
-/// The smallest bytes the server takes for a PNG: it checks the signature.
-let pngBytes = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: 0x42, count: 600))
+/// A real PNG, 800 × 600 (left half red, right half blue; 1-bit palette, 309 bytes): the
+/// server decodes every upload and makes it again, so a signature alone is refused (415).
+let pngBytes = Data(base64Encoded: """
+    iVBORw0KGgoAAAANSUhEUgAAAyAAAAJYAQMAAACguBAzAAAABlBMVEXcHh4eHtziEUOOAAAA6klEQVR42u3NMQEAAAwCIPuX3jJ4\
+    +UABktrVIpFIJBKJRCKRSCQSiUQikUgkEolEIpFIJBKJRCKRSCQSiUQikUgkEolEIpFIJBKJRCKRSCQSiUQikUgkEolEIpFIJBKJ\
+    RCKRSCQSiUQikUgkEolEIpFIJBKJRCKRSCQSiUQikUgkEolEIpFIJBKJRCKRSCQSiUQikUgkEolEIpFIJBKJRCKRSCQSiUQikUgk\
+    EolEIpFIJBKJRCKRSCQSiUQikUgkEolEIpFIJBKJRCKRSCQSiUQikUgkEolEIpFIJBKJRCKRSCQSiUQikWyTB752wZ37ERv1AAAA\
+    AElFTkSuQmCC
+    """)!
+
+/// `[width, height]` from a PNG's header (its IHDR chunk); nil for anything else.
+func pngSize(_ data: Data) -> [Int]? {
+    let bytes = [UInt8](data)
+    guard bytes.count >= 24, bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]),
+          bytes[12..<16].elementsEqual("IHDR".utf8) else { return nil }
+    func integer(at offset: Int) -> Int { bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) } }
+    return [integer(at: 16), integer(at: 20)]
+}
 
 struct DeadlinePassed: Error {}
 
