@@ -16,6 +16,7 @@ import Testing
         #expect(ash.imageURL(imagePath)?.absoluteString == "\(server.baseURL.absoluteString)\(imagePath)")
         // Made again by the server (never the bytes sent), at the size it measured.
         #expect(pngSize(try await ash.imageData(imagePath)) == [800, 600])
+        #expect(root.imageWidth == 800 && root.imageHeight == 600)
         #expect(root.authorName == "ash" && root.timezone == "Europe/Paris" && root.likedByMe == false)
 
         var children: [Post] = []
