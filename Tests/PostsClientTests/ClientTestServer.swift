@@ -53,15 +53,24 @@ func draft(_ title: String, parent: Int? = nil) -> NewPost {
     NewPost(title: title, summary: "About \(title)", body: "The body of \(title)", parentID: parent, timezone: "Europe/Paris")
 }
 
-/// An 8 x 8 PNG (made by Pillow): the server decodes every upload, so it must be a real one.
-let pngBytes = Data([
-    0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x48,
-    0x44, 0x52, 0x00, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00, 0x08, 0x08, 0x02, 0x00, 0x00,
-    0x00, 0x4B, 0x6D, 0x29, 0xDC, 0x00, 0x00, 0x00, 0x14, 0x49, 0x44, 0x41, 0x54, 0x78,
-    0x9C, 0x63, 0x3C, 0x61, 0x23, 0xC7, 0x80, 0x0D, 0x30, 0x61, 0x15, 0x1D, 0xB4, 0x12,
-    0x00, 0xE7, 0xFE, 0x01, 0x32, 0x06, 0xF2, 0x33, 0xA9, 0x00, 0x00, 0x00, 0x00, 0x49,
-    0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82,
-])
+/// A real PNG, 800 × 600 (left half red, right half blue; 1-bit palette, 309 bytes): the
+/// server decodes every upload and makes it again, so a signature alone is refused (415).
+let pngBytes = Data(base64Encoded: """
+    iVBORw0KGgoAAAANSUhEUgAAAyAAAAJYAQMAAACguBAzAAAABlBMVEXcHh4eHtziEUOOAAAA6klEQVR42u3NMQEAAAwCIPuX3jJ4\
+    +UABktrVIpFIJBKJRCKRSCQSiUQikUgkEolEIpFIJBKJRCKRSCQSiUQikUgkEolEIpFIJBKJRCKRSCQSiUQikUgkEolEIpFIJBKJ\
+    RCKRSCQSiUQikUgkEolEIpFIJBKJRCKRSCQSiUQikUgkEolEIpFIJBKJRCKRSCQSiUQikUgkEolEIpFIJBKJRCKRSCQSiUQikUgk\
+    EolEIpFIJBKJRCKRSCQSiUQikUgkEolEIpFIJBKJRCKRSCQSiUQikUgkEolEIpFIJBKJRCKRSCQSiUQikWyTB752wZ37ERv1AAAA\
+    AElFTkSuQmCC
+    """)!
+
+/// `[width, height]` from a PNG's header (its IHDR chunk); nil for anything else.
+func pngSize(_ data: Data) -> [Int]? {
+    let bytes = [UInt8](data)
+    guard bytes.count >= 24, bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]),
+          bytes[12..<16].elementsEqual("IHDR".utf8) else { return nil }
+    func integer(at offset: Int) -> Int { bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) } }
+    return [integer(at: 16), integer(at: 20)]
+}
 
 struct DeadlinePassed: Error {}
 

@@ -30,6 +30,35 @@ import struct PostsClient.Comment
         #expect(try Self.decode(Post.self, anonymous).likedByMe == nil)
     }
 
+    @Test func post_imageSize_presentNullOrAbsent() throws {
+        let measured = Self.post.replacingOccurrences(of: #""image_url":"/uploads/9f86d081884c7d65.jpg","#,
+                                                      with: #""image_url":"/uploads/9f86d081884c7d65.jpg","image_width":1080,"image_height":1350,"#)
+        let post = try Self.decode(Post.self, measured)
+        #expect(post.imageWidth == 1080 && post.imageHeight == 1350)
+        let withoutImage = Self.post.replacingOccurrences(of: #""image_url":"/uploads/9f86d081884c7d65.jpg","#,
+                                                          with: #""image_url":null,"image_width":null,"image_height":null,"#)
+        #expect(try Self.decode(Post.self, withoutImage).imageWidth == nil)
+        // A server from before image sizes leaves them out.
+        let older = try Self.decode(Post.self, Self.post)
+        #expect(older.imageWidth == nil && older.imageHeight == nil && older.imageURL != nil)
+    }
+
+    /// The firefly app's model (API.md, quoted exactly) still decodes a post that carries
+    /// the newer members: it ignores what it does not know.
+    @Test func fireflysPost_decodesAPostWithImageSizes() throws {
+        struct FireflyPost: Codable { let id: Int; let userId: Int; let parentId: Int?; let title: String
+          let summary: String; let body: String; let imageUrl: String?; let createdAt: String
+          let timezone: String; let locationTag: String?; let aiGenerated: Bool
+          let authorName: String?; let childCount: Int? }
+        struct SinglePostResponse: Codable { let status: String; let post: FireflyPost }
+        let post = Self.post.replacingOccurrences(of: #""image_url":"/uploads/9f86d081884c7d65.jpg","#,
+                                                  with: #""image_url":"/uploads/9f86d081884c7d65.jpg","image_width":800,"image_height":600,"#)
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let answer = try decoder.decode(SinglePostResponse.self, from: Data(#"{"status":"success","post":\#(post)}"#.utf8))
+        #expect(answer.post.imageUrl == "/uploads/9f86d081884c7d65.jpg" && answer.post.childCount == 4)
+    }
+
     @Test func comment_carriesItsAuthorsProfile() throws {
         let json = #"{"id":"7d0b2c9e-4f7c-4bd4-9a57-0d8b4c1e2f3a","post_id":12,"user_id":3,"body":"nice","created_at":"2026-11-20T14:05:00.000Z","profile":\#(Self.profile)}"#
         let comment = try Self.decode(Comment.self, json)

@@ -2,8 +2,8 @@ import Foundation
 import PostsClient
 import Testing
 
-/// The README's example, line for line, so that it keeps compiling against the API.
-/// Not run: its last loop follows events for as long as the app lives.
+/// The README's examples, line for line, so that they keep compiling against the API.
+/// Not run: the first one's last loop follows events for as long as the app lives.
 @Suite struct ReadmeExampleTests {
     static func readmeExample(codeFromTheEmail: String) async throws {
         let client = PostsClient(baseURL: URL(string: "https://posts.example.com")!)
@@ -16,8 +16,18 @@ import Testing
         }
     }
 
+    /// The README's images example, line for line.
+    static func readmeImagesExample(client: PostsClient, post: Post, photoData: Data) async throws {
+        let aspectRatio = Double(post.imageWidth ?? 4) / Double(post.imageHeight ?? 3)
+        let imageURL = client.imageURL(post.imageURL, width: ImageWidth(atLeast: 390 * 3))  // 390 points at 3×
+        let profile = try await client.setAvatar(.jpeg(photoData))  // cropped square, at most 512 × 512
+        _ = (aspectRatio, imageURL, profile)
+    }
+
     @Test func theExampleCompiles() {
         let example: (String) async throws -> Void = Self.readmeExample
         _ = example
+        let images: (PostsClient, Post, Data) async throws -> Void = Self.readmeImagesExample
+        _ = images
     }
 }

@@ -61,8 +61,11 @@ public struct PostEdits: Sendable, Equatable {
     }
 }
 
-/// An image to attach to a post: JPEG, PNG, GIF or WebP (the server checks the bytes, 415
-/// otherwise), at most 10 MiB.
+/// An image to attach to a post or make an avatar: JPEG, PNG, GIF, WebP or HEIC (the
+/// server goes by the bytes, never the type or name given: 415 for anything else or a
+/// damaged image), at most 10 MiB (413), 40 megapixels and 8,192 px on a side (422). The
+/// server stores it made again: upright, sRGB, without metadata (no GPS position), HEIC as
+/// JPEG.
 public struct ImageUpload: Sendable, Equatable {
     public var data: Data
     public var filename: String
@@ -80,6 +83,11 @@ public struct ImageUpload: Sendable, Equatable {
 
     public static func png(_ data: Data, filename: String = "image.png") -> ImageUpload {
         ImageUpload(data: data, filename: filename, contentType: "image/png")
+    }
+
+    /// What iPhones take; stored as JPEG.
+    public static func heic(_ data: Data, filename: String = "image.heic") -> ImageUpload {
+        ImageUpload(data: data, filename: filename, contentType: "image/heic")
     }
 }
 

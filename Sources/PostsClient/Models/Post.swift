@@ -10,8 +10,15 @@ public struct Post: Codable, Sendable, Equatable, Hashable, Identifiable {
     public let title: String
     public let summary: String
     public let body: String
-    /// `/uploads/<name>`, or nil when the post has no image.
+    /// `/uploads/<name>`, or nil when the post has no image. For a smaller copy, see
+    /// `PostsClient.imageURL(_:width:)`.
     public let imageURL: String?
+    /// The image's size in pixels as it displays (upright), so that a layout can keep its
+    /// place before the image arrives. Nil without an image; nil too from servers older
+    /// than image sizes, and for an image stored before them until the server has measured
+    /// it (shortly after it starts; never if its file cannot be read).
+    public let imageWidth: Int?
+    public let imageHeight: Int?
     public let createdAt: Date
     /// An IANA name such as `Europe/Paris`.
     public let timezone: String
@@ -37,6 +44,8 @@ public struct Post: Codable, Sendable, Equatable, Hashable, Identifiable {
         case parentID = "parent_id"
         case title, summary, body
         case imageURL = "image_url"
+        case imageWidth = "image_width"
+        case imageHeight = "image_height"
         case createdAt = "created_at"
         case timezone
         case locationTag = "location_tag"
@@ -50,9 +59,9 @@ public struct Post: Codable, Sendable, Equatable, Hashable, Identifiable {
     }
 
     public init(id: Int, userID: Int, parentID: Int?, title: String, summary: String, body: String,
-                imageURL: String?, createdAt: Date, timezone: String, locationTag: String?,
-                aiGenerated: Bool, authorName: String?, childCount: Int, likeCount: Int,
-                commentCount: Int, likedByMe: Bool?, deleted: Bool? = false) {
+                imageURL: String?, imageWidth: Int? = nil, imageHeight: Int? = nil, createdAt: Date,
+                timezone: String, locationTag: String?, aiGenerated: Bool, authorName: String?,
+                childCount: Int, likeCount: Int, commentCount: Int, likedByMe: Bool?, deleted: Bool? = false) {
         self.id = id
         self.userID = userID
         self.parentID = parentID
@@ -60,6 +69,8 @@ public struct Post: Codable, Sendable, Equatable, Hashable, Identifiable {
         self.summary = summary
         self.body = body
         self.imageURL = imageURL
+        self.imageWidth = imageWidth
+        self.imageHeight = imageHeight
         self.createdAt = createdAt
         self.timezone = timezone
         self.locationTag = locationTag
