@@ -100,11 +100,17 @@ import TestSupport
         var form = MultipartBody()
         for (name, value) in [("title", "t"), ("summary", "s"), ("body", "b")] { form.field(name, value) }
         form.file("image", filename: "a.jpg", type: "image/jpeg", jpegBytes(size: 2000))
-        #expect(try ash.send("POST", "/api/posts", body: form.finished, contentType: MultipartBody.contentType).status == 201)
+        let created = try ash.send("POST", "/api/posts", body: form.finished, contentType: MultipartBody.contentType)
+        let post = try #require(created.json["post"] as? [String: Any])
+        // Someone else's reply keeps the post as a tombstone: its image goes, and its size.
+        let blair = try APIClient.user("blair@example.com", on: app)
+        #expect(try blair.send("POST", "/api/posts", json: ["title": "r", "summary": "s", "body": "b", "parent_id": post.id]).status == 201)
         let files = { ((try? FileManager.default.contentsOfDirectory(atPath: app.configuration.uploadDirectory)) ?? [])
             .filter { !$0.hasPrefix(".") } }
         #expect(files().count == 1)
         #expect(try ash.send("DELETE", "/api/me").status == 200)
         #expect(files().isEmpty)
+        let tombstone = try #require(try blair.post(post.id))
+        #expect(tombstone["image_url"] is NSNull && tombstone["image_width"] is NSNull && tombstone["image_height"] is NSNull)
     }
 }
