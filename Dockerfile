@@ -1,6 +1,6 @@
 # posts-server in a container: built with the Swift image, run on a slim Debian with only
-# libpq5, libcurl4 (the mailer's SMTP) and libvips42 (images) added (zlib1g, for gzip, is in every Debian), as
-# an unprivileged user. docker-compose.yml runs it with PostgreSQL.
+# libpq5, libcurl4 (the mailer's SMTP) and libvips42 (images) added (zlib1g, for gzip, is
+# in every Debian), as an unprivileged user. docker-compose.yml runs it with PostgreSQL.
 #
 #   docker build -t posts-server .
 #   docker run -e DATABASE_URL=postgres://user:pass@db/posts -p 8080:8080 posts-server

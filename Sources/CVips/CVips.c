@@ -62,6 +62,15 @@ CVipsImage *cvips_open(const char *path, CVipsFormat format, int all_pages, int 
     return result == 0 ? out : NULL;
 }
 
+int cvips_decodes(const char *path, CVipsFormat format, int all_pages) {
+    CVipsImage *image = cvips_open(path, format, all_pages, 1);
+    if (image == NULL) return -1;
+    double average = 0;
+    int result = vips_avg(image, &average, NULL);
+    g_object_unref(image);
+    return result;
+}
+
 int cvips_width(CVipsImage *image) { return vips_image_get_width(image); }
 int cvips_height(CVipsImage *image) { return vips_image_get_height(image); }
 int cvips_page_height(CVipsImage *image) { return vips_image_get_page_height(image); }

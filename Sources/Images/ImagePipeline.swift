@@ -24,6 +24,7 @@ public enum ImagePipeline {
         let animated = format == .gif || format == .webp
         let header = try open(source, as: format, allFrames: animated, sequential: true)
         try check(header, limits)
+        if animated { try checkDecodes(source, as: format, allFrames: true) }
         // A turn by 90 degrees needs the pixels in any order: open it again for that.
         let upright = header.orientation > 1
         let loaded = upright ? try open(source, as: format, allFrames: animated, sequential: false) : header
@@ -49,6 +50,15 @@ public enum ImagePipeline {
                      sequential: Bool) throws(ImageFailure) -> VipsImage {
         let pointer = cvips_open(path, Vips.format(format), allFrames ? 1 : 0, sequential ? 1 : 0)
         return try VipsImage.made(pointer) { reason in .unreadable(reason) }
+    }
+
+    /// libvips 8.14's WebP encoder leaks its animation encoder when the decoder fails
+    /// halfway (found by fuzzing: ~115 KB a time, which a stream of broken uploads would pile
+    /// up). GIF and WebP uploads are decoded once to the end first, keeping no pixels, so a
+    /// damaged one is refused before an encoder exists. They are small (40 MP at most, all
+    /// frames) and rare: the decode costs twice for them only.
+    static func checkDecodes(_ path: String, as format: ImageFormat, allFrames: Bool) throws(ImageFailure) {
+        guard cvips_decodes(path, Vips.format(format), allFrames ? 1 : 0) == 0 else { throw .unreadable(Vips.takeError()) }
     }
 
     /// API.md's limits, on the header: each side of a frame, and the pixels of all frames.

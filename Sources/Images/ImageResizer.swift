@@ -24,6 +24,7 @@ public enum ImageResizer {
         try Vips.start()
         let header = try ImagePipeline.open(source, as: format, allFrames: format == .gif || format == .webp, sequential: true)
         try ImagePipeline.check(header, limits)
+        if format == .gif || format == .webp { try ImagePipeline.checkDecodes(source, as: format, allFrames: false) }
         let square = min(side, header.width, header.frameHeight)
         let image = try VipsImage.made(cvips_thumbnail(source, Int32(square), 1), or: ImageFailure.unreadable)
         return try finish(image, as: format.still, to: destination)

@@ -37,6 +37,10 @@ void cvips_unref(CVipsImage *image);
 /// once, top to bottom (an image that will be turned needs random access).
 CVipsImage *cvips_open(const char *path, CVipsFormat format, int all_pages, int sequential);
 
+/// Decodes every pixel of the file once, keeping none (0 when it decodes to the end, -1
+/// with the reason when it does not).
+int cvips_decodes(const char *path, CVipsFormat format, int all_pages);
+
 int cvips_width(CVipsImage *image);
 int cvips_height(CVipsImage *image);
 /// The height of one frame (the height itself for a still image), and the frame count.
