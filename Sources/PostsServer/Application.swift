@@ -59,6 +59,7 @@ public final class Application: Sendable {
         UploadRoutes.register(on: &routes, images: images)
         LikeRoutes.register(on: &routes, likes: LikeService(pool: pool))
         CommentRoutes.register(on: &routes, comments: CommentService(pool: pool))
+        RelationRoutes.register(on: &routes, relations: RelationService(pool: pool))
         let sessions = Sessions(pool: pool, lifetimeSeconds: configuration.tokenLifetime.components.seconds)
         AccountRoutes.register(on: &routes, sessions: sessions, export: AccountExport(pool: pool, sessions: sessions),
                                deletion: AccountDeletion(pool: pool, images: images))

@@ -8,13 +8,13 @@ struct Accounts: Sendable {
     struct Account: Sendable {
         let userID: Int64
         let isNew: Bool
+        /// Its blocks and mutes (none for a new account).
+        var relations = Relations()
     }
 
     /// The user with this email; created, with a profile, if there is none.
     func findOrCreate(_ email: EmailAddress) throws -> Account {
-        if let userID = try pool.withConnection({ try existingUser(email, on: $0) }) {
-            return Account(userID: userID, isNew: false)
-        }
+        if let existing = try pool.withConnection({ try existingAccount(email, on: $0) }) { return existing }
         return try pool.withTransaction { try findOrCreate(email, on: $0) }
     }
 
@@ -33,6 +33,15 @@ struct Accounts: Sendable {
         let userID: Int64 = try inserted.decode("id")
         try createProfile(userID: userID, base: Username.base(for: email), on: connection)
         return Account(userID: userID, isNew: true)
+    }
+
+    /// An existing user with its blocks and mutes, in one statement (trust mode resolves
+    /// its caller with it on every request).
+    private func existingAccount(_ email: EmailAddress, on connection: PostgresConnection) throws -> Account? {
+        guard let row = try connection.query("""
+            SELECT id, \(unsafeSQL: Relations.columns(of: "users.id")) FROM users WHERE email = \(email.value)
+            """).first else { return nil }
+        return Account(userID: try row.decode("id"), isNew: false, relations: try Relations(row))
     }
 
     private func existingUser(_ email: EmailAddress, on connection: PostgresConnection) throws -> Int64? {

@@ -38,7 +38,7 @@ struct Identity: Sendable {
             throw APIError.unauthenticated("X-User-Email (or the email field) is not an email address")
         }
         let account = try accounts.findOrCreate(address)
-        return Caller(userID: account.userID, tokenID: nil)
+        return Caller(userID: account.userID, tokenID: nil, relations: account.relations)
     }
 
     static func bearerToken(in authorization: String) -> String? {

@@ -33,11 +33,12 @@ struct Tokens: Sendable {
         guard Base64URL.isToken(token) else { return nil }
         return try pool.withConnection { connection -> Caller? in
             guard let row = try connection.query("""
-                SELECT id, user_id, last_used_at < now() - interval '1 minute' AS stale
+                SELECT id, user_id, last_used_at < now() - interval '1 minute' AS stale,
+                       \(unsafeSQL: Relations.columns(of: "tokens.user_id"))
                 FROM tokens WHERE token_hash = sha256(convert_to(\(token), 'UTF8')) AND revoked_at IS NULL
                 AND last_used_at > now() - make_interval(secs => \(Double(lifetimeSeconds)))
                 """).first else { return nil }
-            let caller = Caller(userID: try row.decode("user_id"), tokenID: try row.decode("id"))
+            let caller = Caller(userID: try row.decode("user_id"), tokenID: try row.decode("id"), relations: try Relations(row))
             if try row.decode("stale", as: Bool.self), let tokenID = caller.tokenID {
                 try connection.query("UPDATE tokens SET last_used_at = now() WHERE id = \(tokenID)")
             }

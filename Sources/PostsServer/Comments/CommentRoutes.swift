@@ -6,7 +6,7 @@ enum CommentRoutes {
     static func register(on routes: inout RouteTable, comments: CommentService) {
         routes.get("/api/posts/:id/comments", etag: true) { request, context in
             let id = try context.parameters.require("id", as: Int64.self)
-            return try PostPageAnswer.make(id, comments.page(of: id, PageRequest<CommentCursor>(request.query)),
+            return try PostPageAnswer.make(id, comments.page(of: id, PageRequest<CommentCursor>(request.query), caller: context.caller),
                                            nextCursor: { $0.nextCursor?.text }) { page, answer in
                 answer.addRaw("comments", page.json)
                 answer.add("count", page.commentCount)

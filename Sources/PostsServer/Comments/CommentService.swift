@@ -15,16 +15,19 @@ struct CommentService: Sendable {
         let nextCursor: CommentCursor?
     }
 
-    /// Oldest first; nil when there is no such post.
-    func page(of postID: Int64, _ request: PageRequest<CommentCursor>) throws -> Page? {
+    /// Oldest first; nil when there is no such post (or the caller and its author blocked
+    /// one another). Comments of users the caller blocked, was blocked by or muted are left out.
+    func page(of postID: Int64, _ request: PageRequest<CommentCursor>, caller: Caller?) throws -> Page? {
         var page: SQLQuery = """
             SELECT \(unsafeSQL: CommentShape.columns) FROM comments c \(unsafeSQL: CommentShape.authorJoin)
             WHERE c.post_id = post.id
             """
+        page.append(Visibility.excluding("c.user_id", for: caller, inList: true))
         if let cursor = request.cursor { page.append(cursor.after) }
         page.append(" ORDER BY c.created_at, c.id LIMIT \(request.limit + 1)")
         let query: SQLQuery = """
-            SELECT page.*, post.comment_count FROM (SELECT id, comment_count FROM posts WHERE id = \(postID)) post
+            SELECT page.*, post.comment_count
+            FROM (SELECT id, comment_count FROM posts WHERE id = \(postID)\(Visibility.excluding("user_id", for: caller, inList: false))) post
             LEFT JOIN LATERAL (\(page)) page ON true
             ORDER BY page.created_at, page.id
             """
@@ -47,6 +50,7 @@ struct CommentService: Sendable {
         guard (1...Self.maxLength).contains(body.count) else {
             throw APIError.invalid("body must be 1 to \(Self.maxLength) characters")
         }
+        try Visibility.checkInteraction(withPost: postID, by: caller, pool: pool)
         let query: SQLQuery = """
             WITH lock AS (\(ChangeLog.lock(posts: [postID]))),
             post AS (

@@ -26,7 +26,7 @@ enum LikeRoutes {
 
         routes.get("/api/posts/:id/likes", etag: true) { request, context in
             let id = try context.parameters.require("id", as: Int64.self)
-            return try PostPageAnswer.make(id, likes.likers(of: id, PageRequest<KeysetCursor>(request.query)),
+            return try PostPageAnswer.make(id, likes.likers(of: id, PageRequest<KeysetCursor>(request.query), caller: context.caller),
                                            nextCursor: { $0.nextCursor?.text }) { likers, answer in
                 answer.add("like_count", likers.likeCount)
                 answer.addRaw("profiles", likers.profilesJSON)

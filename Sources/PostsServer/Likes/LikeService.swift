@@ -21,6 +21,8 @@ struct LikeService: Sendable {
 
     /// The post's like state after the action, or nil when there is no such post.
     func apply(_ action: Action, post postID: Int64, by caller: Caller) throws -> State? {
+        // Across a block a like may be taken back, never given.
+        if action != .unlike { try Visibility.checkInteraction(withPost: postID, by: caller, pool: pool) }
         let user = caller.userID
         // What the action deletes and inserts; the counter moves by their difference, and
         // is not written at all when nothing changed.
@@ -82,14 +84,17 @@ struct LikeService: Sendable {
         let nextCursor: KeysetCursor?
     }
 
-    /// The post's likers' profiles, newest like first; nil when there is no such post.
-    func likers(of postID: Int64, _ request: PageRequest<KeysetCursor>) throws -> Likers? {
+    /// The post's likers' profiles, newest like first; nil when there is no such post (or
+    /// the caller and its author blocked one another). Likers on the other side of a
+    /// block are left out (the count stays global).
+    func likers(of postID: Int64, _ request: PageRequest<KeysetCursor>, caller: Caller?) throws -> Likers? {
         var page: SQLQuery = "SELECT l.created_at, l.user_id FROM likes l WHERE l.post_id = post.id"
+        page.append(Visibility.excluding("l.user_id", for: caller, inList: false))
         if let cursor = request.cursor { page.append(cursor.before(created: "l.created_at", id: "l.user_id")) }
         page.append(" ORDER BY l.created_at DESC, l.user_id DESC LIMIT \(request.limit + 1)")
         let query: SQLQuery = """
             SELECT post.like_count, l.created_at AS liked_at, \(unsafeSQL: ProfileShape.columns)
-            FROM (SELECT id, like_count FROM posts WHERE id = \(postID)) post
+            FROM (SELECT id, like_count FROM posts WHERE id = \(postID)\(Visibility.excluding("user_id", for: caller, inList: false))) post
             LEFT JOIN LATERAL (\(page)) l ON true
             LEFT JOIN profiles pr ON pr.user_id = l.user_id
             ORDER BY l.created_at DESC, l.user_id DESC

@@ -3,6 +3,16 @@ public struct Caller: Sendable, Equatable {
     public let userID: Int64
     /// The bearer token the request came with; nil when trust mode named the user.
     public let tokenID: Int64?
+    /// Who the caller blocked or was blocked by, and whom it muted (API.md "Safety"): read
+    /// in the same query that resolved the caller, so that every read can leave them out
+    /// without another round trip (see `Visibility`).
+    public var relations = Relations()
+
+    public init(userID: Int64, tokenID: Int64?, relations: Relations = Relations()) {
+        self.userID = userID
+        self.tokenID = tokenID
+        self.relations = relations
+    }
 }
 
 /// What a route needs to know about its caller.

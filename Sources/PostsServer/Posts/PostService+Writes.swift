@@ -7,6 +7,7 @@ import Postgres
 extension PostService {
     /// Creates a post: the post, or the first answer again for a retried key.
     func create(_ draft: PostDraft, by caller: Caller, idempotency: IdempotentRequest?) throws -> Created {
+        if let parentID = draft.parentID { try Visibility.checkInteraction(withPost: parentID, by: caller, pool: pool) }
         let stored = try draft.image.map(images.keep)
         do {
             let outcome = try pool.withTransaction { connection -> Created in

@@ -29,19 +29,22 @@ struct PostService: Sendable {
         case .post(let id): query.append(" AND p.parent_id = \(id)")
         }
         if let author { query.append(" AND p.user_id = \(author)") }
+        query.append(Visibility.excluding("p.user_id", for: caller, inList: true))
         if let cursor = request.cursor { query.append(cursor.before(created: "p.created_at", id: "p.id")) }
         query.append(" ORDER BY p.created_at DESC, p.id DESC LIMIT \(request.limit + 1)")
         return try pool.withConnection { try Self.page(from: $0.query(query), limit: request.limit, withLiked: caller != nil) }
     }
 
-    /// The children page of a post, or nil when the post does not exist: one statement,
-    /// the parent's existence and its page together (a post with no children is common).
+    /// The children page of a post, or nil when the post does not exist (or its author and
+    /// the caller blocked one another): one statement, the parent's existence and its page
+    /// together (a post with no children is common).
     func children(of postID: Int64, _ request: PageRequest<KeysetCursor>, caller: Caller?) throws -> Page? {
         var page: SQLQuery = "SELECT \(unsafeSQL: PostShape.columns)\(PostShape.likedByMe(caller: caller)) FROM posts p \(unsafeSQL: PostShape.authorJoin) WHERE p.parent_id = parent.id"
+        page.append(Visibility.excluding("p.user_id", for: caller, inList: true))
         if let cursor = request.cursor { page.append(cursor.before(created: "p.created_at", id: "p.id")) }
         page.append(" ORDER BY p.created_at DESC, p.id DESC LIMIT \(request.limit + 1)")
         let query: SQLQuery = """
-            SELECT c.* FROM (SELECT id FROM posts WHERE id = \(postID)) parent
+            SELECT c.* FROM (SELECT id FROM posts WHERE id = \(postID)\(Visibility.excluding("user_id", for: caller, inList: false))) parent
             LEFT JOIN LATERAL (\(page)) c ON true
             """
         return try pool.withConnection { connection -> Page? in
@@ -63,11 +66,13 @@ struct PostService: Sendable {
     static func post(_ id: Int64, caller: Caller?, on connection: PostgresConnection) throws -> [UInt8]? {
         try single(connection.query("""
             SELECT \(unsafeSQL: PostShape.columns)\(PostShape.likedByMe(caller: caller))
-            FROM posts p \(unsafeSQL: PostShape.authorJoin) WHERE p.id = \(id)
+            FROM posts p \(unsafeSQL: PostShape.authorJoin) WHERE p.id = \(id)\(Visibility.excluding("p.user_id", for: caller, inList: false))
             """), withLiked: caller != nil)
     }
 
     /// The post's ancestors, root first, the post itself left out; nil when it does not exist.
+    /// With blocks in play, nil when the caller may not see the post, and ancestors it may
+    /// not see are left out of the chain.
     func ancestors(of id: Int64, caller: Caller?) throws -> [UInt8]? {
         try pool.withConnection { connection -> [UInt8]? in
             let result = try connection.query("""
@@ -79,10 +84,12 @@ struct PostService: Sendable {
                 )
                 SELECT \(unsafeSQL: PostShape.columns)\(PostShape.likedByMe(caller: caller)), chain.depth
                 FROM chain JOIN posts p ON p.id = chain.id \(unsafeSQL: PostShape.authorJoin)
+                WHERE true\(Visibility.excluding("p.user_id", for: caller, inList: false))
                 ORDER BY chain.depth DESC
                 """)
-            guard result.rowCount > 0 else { return nil }
+            // The post itself is the last row (depth 0), unless it is hidden.
             let rows = result.rows
+            guard let last = rows.last, try last.decode("depth", as: Int32.self) == 0 else { return nil }
             var out: [UInt8] = []
             try PostShape.appendArray(rows.dropLast(), withLiked: caller != nil, to: &out)
             return out

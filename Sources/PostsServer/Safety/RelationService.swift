@@ -1,0 +1,57 @@
+import Postgres
+
+/// Blocks and mutes (API.md "Safety"): idempotent writes of one row, and the caller's
+/// lists of them, newest first. What they hide is `Visibility`'s.
+struct RelationService: Sendable {
+    let pool: ConnectionPool
+
+    enum Kind: Sendable {
+        case block, mute
+
+        var table: String { self == .block ? "blocks" : "mutes" }
+        var actor: String { self == .block ? "blocker_id" : "muter_id" }
+        var target: String { self == .block ? "blocked_id" : "muted_id" }
+        /// The member of the answer that says the state (`"blocked"`, `"muted"`).
+        var state: String { self == .block ? "blocked" : "muted" }
+    }
+
+    /// Adds (`on`) or removes the caller's block or mute of a user: 422 for oneself, 404
+    /// for no such user. Removing one that does not exist changes nothing.
+    func set(_ kind: Kind, on: Bool, user target: Int64, by caller: Caller) throws {
+        guard target != caller.userID else { throw APIError.invalid("you cannot \(kind == .block ? "block" : "mute") yourself") }
+        let write: SQLQuery = on
+            ? "INSERT INTO \(unsafeSQL: kind.table) (\(unsafeSQL: kind.actor), \(unsafeSQL: kind.target)) SELECT \(caller.userID), id FROM target ON CONFLICT DO NOTHING RETURNING 1"
+            : "DELETE FROM \(unsafeSQL: kind.table) WHERE \(unsafeSQL: kind.actor) = \(caller.userID) AND \(unsafeSQL: kind.target) = \(target) RETURNING 1"
+        let found = try pool.withRetriedStatement { connection in
+            try connection.query("""
+                WITH target AS (SELECT id FROM users WHERE id = \(target)), written AS (\(write))
+                SELECT (SELECT count(*) FROM target) AS found
+                """).firstRow().decode("found", as: Int.self)
+        }
+        guard found == 1 else { throw APIError.notFound("no such user") }
+    }
+
+    struct Listed: Sendable {
+        let profilesJSON: [UInt8]
+        let nextCursor: KeysetCursor?
+    }
+
+    /// The profiles of the users the caller blocked (or muted), newest first.
+    func list(_ kind: Kind, of caller: Caller, _ request: PageRequest<KeysetCursor>) throws -> Listed {
+        var query: SQLQuery = """
+            SELECT r.created_at AS listed_at, r.\(unsafeSQL: kind.target) AS listed_id, \(unsafeSQL: ProfileShape.columns)
+            FROM \(unsafeSQL: kind.table) r JOIN profiles pr ON pr.user_id = r.\(unsafeSQL: kind.target)
+            WHERE r.\(unsafeSQL: kind.actor) = \(caller.userID)
+            """
+        if let cursor = request.cursor { query.append(cursor.before(created: "r.created_at", id: "r.\(kind.target)")) }
+        query.append(" ORDER BY r.created_at DESC, r.\(unsafeSQL: kind.target) DESC LIMIT \(request.limit + 1)")
+        return try pool.withConnection { connection in
+            let rows = try connection.query(query).rows
+            let (json, last) = try RowJSON.page(rows, limit: request.limit) { row, out in
+                try ProfileShape.append(row, from: 2, to: &out)
+            }
+            let next = try last.map { KeysetCursor(createdAt: try $0.decode(at: 0), id: try $0.decode(at: 1)) }
+            return Listed(profilesJSON: json, nextCursor: next)
+        }
+    }
+}
