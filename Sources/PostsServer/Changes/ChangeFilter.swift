@@ -15,6 +15,10 @@ struct ChangeFilter: Sendable, Equatable {
     var postID: Int64?
     var parent: Parent?
     var userID: Int64?
+    /// Changes made by these users are skipped (API.md "Safety": the caller's blocks both
+    /// ways and its mutes; a filtered stream simply skips them). Set from the caller, not
+    /// the query; fixed for a stream's life.
+    var hiddenUsers: [Int64] = []
 
     /// 400 for a value that is not an id (or `root`).
     init(_ query: QueryParameters) throws(APIError) {
@@ -26,6 +30,13 @@ struct ChangeFilter: Sendable, Equatable {
     }
 
     init() {}
+
+    /// The same filter, skipping what `caller` must not see.
+    func hiding(for caller: Caller?) -> ChangeFilter {
+        var filter = self
+        filter.hiddenUsers = caller?.relations.hiddenInLists ?? []
+        return filter
+    }
 
     func matches(_ change: Change) -> Bool {
         if let postID, change.postID != postID && change.parentID != postID { return false }
@@ -39,6 +50,7 @@ struct ChangeFilter: Sendable, Equatable {
             break
         }
         if let userID, change.userID != userID { return false }
+        if !hiddenUsers.isEmpty && hiddenUsers.contains(change.userID) { return false }
         return true
     }
 
@@ -66,8 +78,9 @@ struct ChangeFilter: Sendable, Equatable {
             criteria.append(["c.parent_id IS NULL AND c.post_id IS NOT NULL",
                              "c.reparented AND c.old_parent_id IS NULL AND NOT (c.parent_id IS NULL AND c.post_id IS NOT NULL)"])
         }
-        guard let driving = criteria.first else { return [""] }
         var checked: SQLQuery = ""
+        if !hiddenUsers.isEmpty { checked.append(" AND c.user_id <> ALL(\(PostgresArray(hiddenUsers)))") }
+        guard let driving = criteria.first else { return [checked] }
         for alternatives in criteria.dropFirst() { checked.append(Self.anyOf(alternatives)) }
         return driving.map { branch in
             var query: SQLQuery = " AND (\(branch))"

@@ -17,8 +17,8 @@ enum ChangeRoutes {
 
     /// `streams`: nil when `MAX_STREAMS_PER_IP` is 0.
     static func register(on routes: inout RouteTable, reader: ChangeReader, feed: ChangeFeed, streams: StreamQuota?) {
-        routes.get("/api/changes", etag: true) { request, _ in
-            let filter = try ChangeFilter(request.query)
+        routes.get("/api/changes", etag: true) { request, context in
+            let filter = try ChangeFilter(request.query).hiding(for: context.caller)
             let limit = try PageRequest<KeysetCursor>(request.query, maxLimit: maxLimit, defaultLimit: 100).limit
             var answer = JSONObject.success()
             guard let text = request.query["since"] else {
@@ -43,7 +43,7 @@ enum ChangeRoutes {
         }
 
         routes.get("/api/events") { request, context in
-            let filter = try ChangeFilter(request.query)
+            let filter = try ChangeFilter(request.query).hiding(for: context.caller)
             // Resuming: from the last event seen (410 now, before the stream, if it is gone);
             // otherwise from the position as this answer starts.
             let start: EventStart
