@@ -65,9 +65,14 @@ struct AccountExport: Sendable {
             RowJSON.appendInteger(try row.decode(at: 0, as: Int64.self), to: &out)
         }
 
-        // What this server does not keep yet (follows, blocks, reports, notifications): the
+        try writeList("blocks", keyedBy: Int64.self, key: "b.blocked_id", to: file, on: connection,
+                      select: "SELECT b.blocked_id", from: "FROM blocks b WHERE b.blocker_id = \(userID)") { row, out in
+            RowJSON.appendInteger(try row.decode(at: 0, as: Int64.self), to: &out)
+        }
+
+        // What this server does not keep yet (follows, reports, notifications): the
         // document names them all the same, so that a client reads one shape.
-        try file.write(Array(#","follows":[],"blocks":[],"reports":[],"notifications":[]}"#.utf8))
+        try file.write(Array(#","follows":[],"reports":[],"notifications":[]}"#.utf8))
     }
 
     /// `,"name":[…]`: the rows of `select` `from`, page after page in `key` order (a keyset
