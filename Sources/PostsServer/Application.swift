@@ -60,6 +60,8 @@ public final class Application: Sendable {
         LikeRoutes.register(on: &routes, likes: LikeService(pool: pool))
         CommentRoutes.register(on: &routes, comments: CommentService(pool: pool))
         RelationRoutes.register(on: &routes, relations: RelationService(pool: pool))
+        ModerationRoutes.register(on: &routes, reports: ReportService(pool: pool),
+                                  moderation: ModerationService(pool: pool, posts: posts))
         let sessions = Sessions(pool: pool, lifetimeSeconds: configuration.tokenLifetime.components.seconds)
         AccountRoutes.register(on: &routes, sessions: sessions, export: AccountExport(pool: pool, sessions: sessions),
                                deletion: AccountDeletion(pool: pool, images: images))

@@ -25,7 +25,7 @@ struct AccountDeletion: Sendable {
             let kept = try tombstones(of: userID, on: connection)
             let gone = Set(posts.keys).subtracting(kept)
             try withdrawLikesAndComments(of: userID, except: gone, on: connection)
-            var files = try bury(kept, by: userID, on: connection)
+            var files = try Self.bury(kept, by: userID, on: connection)
             files += try removeSubtrees(of: gone, posts: posts, by: userID, on: connection)
             files.append(try removeUser(userID, on: connection))
             return files
@@ -99,7 +99,8 @@ struct AccountDeletion: Sendable {
     }
 
     /// Empties the posts that stay and gives them to the reserved user; their image files.
-    private func bury(_ kept: Set<Int64>, by userID: Int64, on connection: PostgresConnection) throws -> [String?] {
+    /// Also a moderator's removal of a post with others' replies below (`userID`: who acts).
+    static func bury(_ kept: Set<Int64>, by userID: Int64, on connection: PostgresConnection) throws -> [String?] {
         guard !kept.isEmpty else { return [] }
         let reserved = try ReservedUser.id(on: connection)
         let ids = PostgresArray(Array(kept))

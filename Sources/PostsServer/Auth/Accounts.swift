@@ -10,6 +10,7 @@ struct Accounts: Sendable {
         let isNew: Bool
         /// Its blocks and mutes (none for a new account).
         var relations = Relations()
+        var suspended = false
     }
 
     /// The user with this email; created, with a profile, if there is none.
@@ -39,9 +40,11 @@ struct Accounts: Sendable {
     /// its caller with it on every request).
     private func existingAccount(_ email: EmailAddress, on connection: PostgresConnection) throws -> Account? {
         guard let row = try connection.query("""
-            SELECT id, \(unsafeSQL: Relations.columns(of: "users.id")) FROM users WHERE email = \(email.value)
+            SELECT id, suspended_at IS NOT NULL AS suspended, \(unsafeSQL: Relations.columns(of: "users.id"))
+            FROM users WHERE email = \(email.value)
             """).first else { return nil }
-        return Account(userID: try row.decode("id"), isNew: false, relations: try Relations(row))
+        return Account(userID: try row.decode("id"), isNew: false, relations: try Relations(row),
+                       suspended: try row.decode("suspended"))
     }
 
     private func existingUser(_ email: EmailAddress, on connection: PostgresConnection) throws -> Int64? {

@@ -55,6 +55,8 @@ enum AuthRoutes {
             var user = JSONObject()
             user.add("id", caller.userID)
             user.add("email", me.email)
+            user.add("role", me.role)
+            user.add("suspended", me.suspended)
             var answer = JSONObject.success()
             answer.add("user", user)
             answer.addRaw("profile", me.profile)

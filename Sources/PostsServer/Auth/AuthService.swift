@@ -48,6 +48,8 @@ struct AuthService: Sendable {
         let signIn = try pool.withTransaction { connection -> SignIn? in
             guard try codes.check(code, for: email, on: connection) == .accepted else { return nil }
             let account = try accounts.findOrCreate(email, on: connection)
+            // API.md: send-code answered 200 (it leaks nothing); the code itself says no.
+            if !account.isNew, try Suspension.isSuspended(account.userID, on: connection) { throw Suspension.refusal }
             let token = try tokens.issue(userID: account.userID, deviceID: deviceID, on: connection)
             return SignIn(userID: account.userID, email: email, isNewUser: account.isNew, token: token)
         }

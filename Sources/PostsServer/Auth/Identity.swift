@@ -38,6 +38,8 @@ struct Identity: Sendable {
             throw APIError.unauthenticated("X-User-Email (or the email field) is not an email address")
         }
         let account = try accounts.findOrCreate(address)
+        // A token of a suspended user is revoked; trust mode's email is refused the same way.
+        if account.suspended { throw Suspension.refusal }
         return Caller(userID: account.userID, tokenID: nil, relations: account.relations)
     }
 

@@ -23,11 +23,15 @@ struct CommentService: Sendable {
             WHERE c.post_id = post.id
             """
         page.append(Visibility.excluding("c.user_id", for: caller, inList: true))
+        page.append(Visibility.activeAuthor)
         if let cursor = request.cursor { page.append(cursor.after) }
         page.append(" ORDER BY c.created_at, c.id LIMIT \(request.limit + 1)")
         let query: SQLQuery = """
             SELECT page.*, post.comment_count
-            FROM (SELECT id, comment_count FROM posts WHERE id = \(postID)\(Visibility.excluding("user_id", for: caller, inList: false))) post
+            FROM (
+                SELECT id, comment_count FROM posts
+                WHERE id = \(postID)\(Visibility.excluding("user_id", for: caller, inList: false))\(Visibility.activeAuthor(of: "posts.user_id"))
+            ) post
             LEFT JOIN LATERAL (\(page)) page ON true
             ORDER BY page.created_at, page.id
             """
@@ -89,14 +93,29 @@ struct CommentService: Sendable {
 
     /// Deletes the caller's own comment: 403 for another's, 404 for none (or a malformed id).
     func delete(_ id: UUID, by caller: Caller) throws {
-        let row = try pool.withRetriedStatement { connection in
-            try connection.query("""
+        let row = try pool.withRetriedStatement { try $0.query(Self.deletion(of: id, by: caller, authorOnly: true)).firstRow() }
+        guard let author = try row.decode("author", as: Int64?.self) else { throw APIError.notFound("no such comment") }
+        guard author == caller.userID else { throw APIError.forbidden("only its author may delete a comment") }
+        // Deleted by a request of its author's own an instant before this one.
+        guard try row.decode("deleted", as: Int.self) == 1 else { throw APIError.notFound("no such comment") }
+    }
+
+    /// A moderator's removal of anyone's comment, in the moderator's transaction: 404 for none.
+    static func remove(_ id: UUID, by moderator: Caller, on connection: PostgresConnection) throws {
+        let row = try connection.query(deletion(of: id, by: moderator, authorOnly: false)).firstRow()
+        guard try row.decode("deleted", as: Int.self) == 1 else { throw APIError.notFound("no such comment") }
+    }
+
+    /// The delete, its count and its change in one statement; `authorOnly`: only the
+    /// caller's own. Answers the comment's author (NULL: none) and how many were deleted.
+    private static func deletion(of id: UUID, by caller: Caller, authorOnly: Bool) -> SQLQuery {
+        """
                 WITH target AS (SELECT id, post_id, user_id FROM comments WHERE id = \(id)),
-                mine AS (SELECT post_id FROM target WHERE user_id = \(caller.userID)),
+                mine AS (SELECT post_id FROM target WHERE NOT \(authorOnly) OR user_id = \(caller.userID)),
                 lock AS (\(ChangeLog.lock(postIn: "mine"))),
                 del AS (
                     DELETE FROM comments c USING target
-                    WHERE c.id = target.id AND target.user_id = \(caller.userID) AND \(unsafeSQL: ChangeLog.gate)
+                    WHERE c.id = target.id AND (NOT \(authorOnly) OR target.user_id = \(caller.userID)) AND \(unsafeSQL: ChangeLog.gate)
                     RETURNING c.post_id
                 ),
                 upd AS (
@@ -107,11 +126,6 @@ struct CommentService: Sendable {
                     kind: .commentDeleted, postID: "upd.id", parentID: "upd.parent_id", userID: "\(caller.userID)",
                     data: [("comment_id", "\(id)"), ("comment_count", "upd.comment_count")], source: "FROM upd"))))
                 SELECT (SELECT user_id FROM target) AS author, (SELECT count(*) FROM del) AS deleted
-                """).firstRow()
-        }
-        guard let author = try row.decode("author", as: Int64?.self) else { throw APIError.notFound("no such comment") }
-        guard author == caller.userID else { throw APIError.forbidden("only its author may delete a comment") }
-        // Deleted by a request of its author's own an instant before this one.
-        guard try row.decode("deleted", as: Int.self) == 1 else { throw APIError.notFound("no such comment") }
+                """
     }
 }

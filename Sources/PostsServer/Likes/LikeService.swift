@@ -94,7 +94,10 @@ struct LikeService: Sendable {
         page.append(" ORDER BY l.created_at DESC, l.user_id DESC LIMIT \(request.limit + 1)")
         let query: SQLQuery = """
             SELECT post.like_count, l.created_at AS liked_at, \(unsafeSQL: ProfileShape.columns)
-            FROM (SELECT id, like_count FROM posts WHERE id = \(postID)\(Visibility.excluding("user_id", for: caller, inList: false))) post
+            FROM (
+                SELECT id, like_count FROM posts
+                WHERE id = \(postID)\(Visibility.excluding("user_id", for: caller, inList: false))\(Visibility.activeAuthor(of: "posts.user_id"))
+            ) post
             LEFT JOIN LATERAL (\(page)) l ON true
             LEFT JOIN profiles pr ON pr.user_id = l.user_id
             ORDER BY l.created_at DESC, l.user_id DESC

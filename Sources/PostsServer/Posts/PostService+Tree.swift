@@ -8,39 +8,49 @@ extension PostService {
     /// the parent's count drops by one. Returns the ids deleted.
     @discardableResult
     func delete(_ id: Int64, by caller: Caller) throws -> [Int64] {
-        let (deleted, files) = try pool.withTransaction { connection -> ([Int64], [String]) in
-            _ = try owned(id, by: caller, on: connection)
-            // The subtree and its parent hold still: no child added or moved in or out, no
-            // write about any of them, until we commit (see ChangeLog).
-            try TreeLocks.lock(on: connection) {
-                var covered = try TreeLocks.subtree(of: id, on: connection)
-                if let parent = try Self.parent(of: id, on: connection) { covered.insert(parent) }
-                return covered
-            }
-            // Read again under the locks: a delete of an ancestor may have won the race.
-            let parentID = try owned(id, by: caller, on: connection).parentID
-            let subtree = try connection.query("""
-                WITH RECURSIVE subtree(id) AS (
-                    SELECT \(id)::bigint
-                    UNION ALL
-                    SELECT child.id FROM posts child JOIN subtree ON child.parent_id = subtree.id
-                )
-                DELETE FROM posts p USING subtree WHERE p.id = subtree.id RETURNING p.id, p.image_url
-                """).rows
-            let ids: [Int64] = try subtree.map { try $0.decode("id") }
-            try connection.query("""
-                WITH parent AS (
-                    UPDATE posts SET child_count = child_count - 1 WHERE id = \(parentID) RETURNING child_count
-                )
-                \(ChangeLog.record(ChangeRecord(
-                    kind: .postDeleted, postID: "\(id)", parentID: "\(parentID)::bigint", userID: "\(caller.userID)",
-                    data: [("deleted_ids", "\(PostgresArray(ids))")],
-                    omittedWhenNull: ("parent_child_count", "(SELECT child_count FROM parent)"))))
-                """)
-            return (ids, try subtree.compactMap { try $0.decode("image_url", as: String?.self) })
+        let (deleted, files) = try pool.withTransaction { connection in
+            try deleteSubtree(id, by: caller, checkingOwner: true, on: connection)
         }
         images.release(files, checkingWith: pool)
         return deleted
+    }
+
+    /// The delete in the caller's transaction: the ids deleted and their image files (to
+    /// release after the commit). `checkingOwner` false: a moderator's removal.
+    func deleteSubtree(_ id: Int64, by caller: Caller, checkingOwner: Bool,
+                       on connection: PostgresConnection) throws -> ([Int64], [String]) {
+        func check() throws -> OwnedPost {
+            checkingOwner ? try owned(id, by: caller, on: connection) : try existing(id, on: connection)
+        }
+        _ = try check()
+        // The subtree and its parent hold still: no child added or moved in or out, no
+        // write about any of them, until we commit (see ChangeLog).
+        try TreeLocks.lock(on: connection) {
+            var covered = try TreeLocks.subtree(of: id, on: connection)
+            if let parent = try Self.parent(of: id, on: connection) { covered.insert(parent) }
+            return covered
+        }
+        // Read again under the locks: a delete of an ancestor may have won the race.
+        let parentID = try check().parentID
+        let subtree = try connection.query("""
+            WITH RECURSIVE subtree(id) AS (
+                SELECT \(id)::bigint
+                UNION ALL
+                SELECT child.id FROM posts child JOIN subtree ON child.parent_id = subtree.id
+            )
+            DELETE FROM posts p USING subtree WHERE p.id = subtree.id RETURNING p.id, p.image_url
+            """).rows
+        let ids: [Int64] = try subtree.map { try $0.decode("id") }
+        try connection.query("""
+            WITH parent AS (
+                UPDATE posts SET child_count = child_count - 1 WHERE id = \(parentID) RETURNING child_count
+            )
+            \(ChangeLog.record(ChangeRecord(
+                kind: .postDeleted, postID: "\(id)", parentID: "\(parentID)::bigint", userID: "\(caller.userID)",
+                data: [("deleted_ids", "\(PostgresArray(ids))")],
+                omittedWhenNull: ("parent_child_count", "(SELECT child_count FROM parent)"))))
+            """)
+        return (ids, try subtree.compactMap { try $0.decode("image_url", as: String?.self) })
     }
 
     /// Moves a post (and its subtree) under another parent, or to the root. A parent that is

@@ -138,6 +138,16 @@ extension PostService {
         let imageURL: String?
     }
 
+    /// The post, whoever wrote it (a moderator's removal): 404 if there is none, 410 for a
+    /// tombstone.
+    func existing(_ id: Int64, on connection: PostgresConnection) throws -> OwnedPost {
+        guard let row = try connection.query("SELECT parent_id, image_url, deleted FROM posts WHERE id = \(id)").first else {
+            throw APIError.notFound("no such post")
+        }
+        if try row.decode("deleted", as: Bool.self) { throw Self.tombstoneGone }
+        return OwnedPost(parentID: try row.decode("parent_id"), imageURL: try row.decode("image_url"))
+    }
+
     /// Locks the post's row for this transaction: 404 if there is none, 403 if it is another's.
     func lockOwned(_ id: Int64, by caller: Caller, on connection: PostgresConnection) throws -> OwnedPost {
         try checkOwner(connection.query("""

@@ -30,6 +30,7 @@ struct PostService: Sendable {
         }
         if let author { query.append(" AND p.user_id = \(author)") }
         query.append(Visibility.excluding("p.user_id", for: caller, inList: true))
+        query.append(Visibility.activeAuthor)
         if let cursor = request.cursor { query.append(cursor.before(created: "p.created_at", id: "p.id")) }
         query.append(" ORDER BY p.created_at DESC, p.id DESC LIMIT \(request.limit + 1)")
         return try pool.withConnection { try Self.page(from: $0.query(query), limit: request.limit, withLiked: caller != nil) }
@@ -41,10 +42,13 @@ struct PostService: Sendable {
     func children(of postID: Int64, _ request: PageRequest<KeysetCursor>, caller: Caller?) throws -> Page? {
         var page: SQLQuery = "SELECT \(unsafeSQL: PostShape.columns)\(PostShape.likedByMe(caller: caller)) FROM posts p \(unsafeSQL: PostShape.authorJoin) WHERE p.parent_id = parent.id"
         page.append(Visibility.excluding("p.user_id", for: caller, inList: true))
+        page.append(Visibility.activeAuthor)
         if let cursor = request.cursor { page.append(cursor.before(created: "p.created_at", id: "p.id")) }
         page.append(" ORDER BY p.created_at DESC, p.id DESC LIMIT \(request.limit + 1)")
         let query: SQLQuery = """
-            SELECT c.* FROM (SELECT id FROM posts WHERE id = \(postID)\(Visibility.excluding("user_id", for: caller, inList: false))) parent
+            SELECT c.* FROM (
+                SELECT id FROM posts WHERE id = \(postID)\(Visibility.excluding("user_id", for: caller, inList: false))\(Visibility.activeAuthor(of: "posts.user_id"))
+            ) parent
             LEFT JOIN LATERAL (\(page)) c ON true
             """
         return try pool.withConnection { connection -> Page? in
@@ -66,7 +70,8 @@ struct PostService: Sendable {
     static func post(_ id: Int64, caller: Caller?, on connection: PostgresConnection) throws -> [UInt8]? {
         try single(connection.query("""
             SELECT \(unsafeSQL: PostShape.columns)\(PostShape.likedByMe(caller: caller))
-            FROM posts p \(unsafeSQL: PostShape.authorJoin) WHERE p.id = \(id)\(Visibility.excluding("p.user_id", for: caller, inList: false))
+            FROM posts p \(unsafeSQL: PostShape.authorJoin)
+            WHERE p.id = \(id)\(Visibility.excluding("p.user_id", for: caller, inList: false))\(Visibility.activeAuthor)
             """), withLiked: caller != nil)
     }
 
@@ -84,7 +89,7 @@ struct PostService: Sendable {
                 )
                 SELECT \(unsafeSQL: PostShape.columns)\(PostShape.likedByMe(caller: caller)), chain.depth
                 FROM chain JOIN posts p ON p.id = chain.id \(unsafeSQL: PostShape.authorJoin)
-                WHERE true\(Visibility.excluding("p.user_id", for: caller, inList: false))
+                WHERE true\(Visibility.excluding("p.user_id", for: caller, inList: false))\(Visibility.activeAuthor)
                 ORDER BY chain.depth DESC
                 """)
             // The post itself is the last row (depth 0), unless it is hidden.

@@ -16,17 +16,20 @@ struct ProfileService: Sendable {
     struct Me: Sendable {
         let email: String
         let profile: [UInt8]
+        let role: String
+        let suspended: Bool
     }
 
     func me(_ userID: Int64) throws -> Me? {
         try pool.withConnection { connection in
             guard let row = try connection.query("""
-                SELECT \(unsafeSQL: ProfileShape.columns), u.email
+                SELECT \(unsafeSQL: ProfileShape.columns), u.email, u.role, u.suspended_at IS NOT NULL AS suspended
                 FROM users u JOIN profiles pr ON pr.user_id = u.id WHERE u.id = \(userID)
                 """).first else { return nil }
             var profile: [UInt8] = []
             try ProfileShape.append(row, to: &profile)
-            return Me(email: try row.decode(at: ProfileShape.shape.columnCount), profile: profile)
+            return Me(email: try row.decode("email"), profile: profile, role: try row.decode("role"),
+                      suspended: try row.decode("suspended"))
         }
     }
 

@@ -14,6 +14,15 @@ enum Visibility {
         return " AND \(unsafeSQL: column) <> ALL(\(PostgresArray(users)))"
     }
 
+    /// Leaves out a suspended user's posts or comments, for everyone: the author's profile,
+    /// joined as `pr` for `author_name`, carries the flag (migration 0011).
+    static let activeAuthor: SQLQuery = " AND pr.suspended IS NOT TRUE"
+
+    /// The same for a query on posts without that join: the row's author (`column`).
+    static func activeAuthor(of column: String) -> SQLQuery {
+        " AND NOT EXISTS (SELECT 1 FROM profiles suspended WHERE suspended.user_id = \(unsafeSQL: column) AND suspended.suspended)"
+    }
+
     /// 403 when the author of what the caller acts on is on the other side of a block.
     static func checkInteraction(with authorID: Int64, by caller: Caller) throws(APIError) {
         if caller.relations.blocked.contains(authorID) {

@@ -1,0 +1,115 @@
+import Postgres
+
+/// The moderators' side (API.md "Safety"): the report queue, resolving reports, suspending
+/// users. Every action and its log entry are one transaction; image files of what was
+/// removed are released after the commit.
+struct ModerationService: Sendable {
+    let pool: ConnectionPool
+    let posts: PostService
+
+    /// 403 unless the caller is a moderator or an admin (roles are the operator's to grant).
+    func requireModerator(_ caller: Caller) throws {
+        let role = try pool.withConnection { connection in
+            try connection.query("SELECT role FROM users WHERE id = \(caller.userID)").first?.decode("role", as: String.self)
+        }
+        guard role == "moderator" || role == "admin" else { throw APIError.forbidden("moderators only") }
+    }
+
+    /// Reports by status, oldest first, each with its reporter, its target as it is now and
+    /// how many reports on that target are open.
+    func queue(status: String, _ request: PageRequest<KeysetCursor>) throws -> (json: [UInt8], next: String?) {
+        guard status == "open" || status == "resolved" else { throw APIError.malformed("status must be open or resolved") }
+        var query: SQLQuery = """
+            SELECT r.id, r.status, r.reason, r.details, r.created_at, r.target_key,
+                   (SELECT count(*) FROM reports o WHERE o.target_key = r.target_key AND o.status = 'open') AS on_target,
+                   \(unsafeSQL: ProfileShape.columns)
+            FROM reports r JOIN profiles pr ON pr.user_id = r.reporter_id WHERE r.status = \(status)
+            """
+        if let cursor = request.cursor { query.append(" AND (r.created_at, r.id) > (\(cursor.createdAt), \(cursor.id))") }
+        query.append(" ORDER BY r.created_at, r.id LIMIT \(request.limit + 1)")
+        return try pool.withConnection { connection in
+            let rows = try connection.query(query).rows
+            let (json, last) = try RowJSON.page(rows, limit: request.limit) { row, out in
+                var report = JSONObject()
+                report.add("id", try row.decode("id", as: Int64.self))
+                report.add("status", try row.decode("status", as: String.self))
+                report.add("reason", try row.decode("reason", as: String.self))
+                report.add("details", try row.decode("details", as: String.self))
+                report.add("created_at", try row.decode("created_at", as: PostgresTimestamp.self))
+                var reporter: [UInt8] = []
+                try ProfileShape.append(row, from: 7, to: &reporter)
+                report.addRaw("reporter", reporter)
+                report.add("target", try ModerationTarget.object(row.decode("target_key", as: String.self), on: connection))
+                report.add("reports_on_target", try row.decode("on_target", as: Int64.self))
+                out += report.finished
+            }
+            let next = try last.map { KeysetCursor(createdAt: try $0.decode("created_at"), id: try $0.decode("id")).text }
+            return (json, next)
+        }
+    }
+
+    enum Action: String, Sendable {
+        case dismiss, remove, suspend
+    }
+
+    /// Resolves the report, and with it every open report on the same target: 404 for no
+    /// such report, 409 for one already resolved, 422 for `remove` on a user.
+    func resolve(_ reportID: Int64, _ action: Action, note: String, by moderator: Caller) throws {
+        let files = try pool.withTransaction { connection -> [String] in
+            guard let report = try connection.query("SELECT target_key, status FROM reports WHERE id = \(reportID) FOR UPDATE").first else {
+                throw APIError.notFound("no such report")
+            }
+            guard try report.decode("status", as: String.self) == "open" else { throw APIError.conflict("the report is resolved already") }
+            let key: String = try report.decode("target_key")
+            var files: [String] = []
+            switch (action, ReportService.Target(key: key)) {
+            case (.dismiss, _):
+                break
+            case (.remove, .post(let id)?):
+                files = try removePost(id, by: moderator, on: connection)
+            case (.remove, .comment(let id)?):
+                try CommentService.remove(id, by: moderator, on: connection)
+            case (.remove, _):
+                throw APIError.invalid("remove applies to a post or a comment; suspend the user instead")
+            case (.suspend, _):
+                guard let author = try ModerationTarget.author(of: key, on: connection),
+                      try Suspension.set(true, user: author, on: connection) else { throw APIError.notFound("the reported content is gone") }
+            }
+            try connection.query("""
+                UPDATE reports SET status = 'resolved', resolved_at = now(), resolved_by = \(moderator.userID), action = \(action.rawValue)
+                WHERE target_key = \(key) AND status = 'open'
+                """)
+            try ModerationLog.record(action.rawValue, target: key, report: reportID, note: note, by: moderator, on: connection)
+            return files
+        }
+        posts.images.release(files, checkingWith: pool)
+    }
+
+    /// `POST /api/moderation/users/<id>/suspend` and `…/unsuspend`: 404 for no such user.
+    func setSuspended(_ suspended: Bool, user userID: Int64, note: String, by moderator: Caller) throws {
+        try pool.withTransaction { connection in
+            guard try Suspension.set(suspended, user: userID, on: connection) else { throw APIError.notFound("no such user") }
+            try ModerationLog.record(suspended ? "suspend" : "unsuspend", target: ReportService.Target.user(userID).key,
+                                     note: note, by: moderator, on: connection)
+        }
+    }
+
+    /// A post goes as its author's own delete would, except that others' replies below it
+    /// stay (API.md: the tombstone rule of account deletion): then it becomes a tombstone.
+    private func removePost(_ id: Int64, by moderator: Caller, on connection: PostgresConnection) throws -> [String] {
+        try connection.query(ChangeLog.lock(posts: [id]))
+        let others = try connection.query("""
+            WITH RECURSIVE subtree(id) AS (
+                SELECT id FROM posts WHERE parent_id = \(id)
+                UNION ALL
+                SELECT child.id FROM posts child JOIN subtree ON child.parent_id = subtree.id
+            )
+            SELECT EXISTS (
+                SELECT 1 FROM subtree s JOIN posts p ON p.id = s.id WHERE p.user_id <> (SELECT user_id FROM posts WHERE id = \(id))
+            ) AS others
+            """).firstRow().decode("others", as: Bool.self)
+        guard others else { return try posts.deleteSubtree(id, by: moderator, checkingOwner: false, on: connection).1 }
+        _ = try posts.existing(id, on: connection)
+        return try AccountDeletion.bury([id], by: moderator.userID, on: connection).compactMap { $0 }
+    }
+}
