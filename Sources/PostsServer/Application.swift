@@ -17,6 +17,8 @@ public final class Application: Sendable {
     let measurement: ImageMeasurement
     /// The routes the server answers (which depend on the configuration: dev routes).
     let router: Router
+    /// `BLOCKED_WORDS_FILE`'s filter, which `reload` reads again.
+    public let blockedWords: BlockedWords
 
     /// Starts serving at once (migrations are the caller's business, see `Migrations`).
     /// `accessLog` defaults to lines on standard output in the configured format.
@@ -25,9 +27,14 @@ public final class Application: Sendable {
         try configuration.validate()
         guard let databaseURL = configuration.databaseURL else { throw Configuration.Invalid.missingDatabaseURL }
         self.configuration = configuration
+        do {
+            blockedWords = try BlockedWords(path: configuration.blockedWordsFile, logger: logger)
+        } catch {
+            throw Configuration.Invalid(description: "\(error)")
+        }
         pool = ConnectionPool(ConnectionPool.Configuration(conninfo: databaseURL, size: configuration.databasePoolSize))
 
-        let accounts = Accounts(pool: pool)
+        let accounts = Accounts(pool: pool, blockedWords: blockedWords)
         let tokens = Tokens(pool: pool, lifetimeSeconds: configuration.tokenLifetime.components.seconds)
         let outbox = Outbox(pool: pool)
         let profiles = ProfileService(pool: pool)
@@ -54,11 +61,12 @@ public final class Application: Sendable {
         HealthRoutes.register(on: &routes, pool: pool, mail: { mailer.map { $0.statistics.lastTryFailed ? .failing : .ok } ?? .notConfigured })
         OpenAPIRoutes.register(on: &routes)
         AuthRoutes.register(on: &routes, auth: auth, profiles: profiles)
-        ProfileRoutes.register(on: &routes, profiles: profiles, images: images)
-        PostRoutes.register(on: &routes, posts: posts, uploadDirectory: configuration.uploadDirectory)
+        ProfileRoutes.register(on: &routes, profiles: profiles, images: images, blockedWords: blockedWords)
+        PostRoutes.register(on: &routes, posts: posts, uploadDirectory: configuration.uploadDirectory,
+                            blockedWords: blockedWords)
         UploadRoutes.register(on: &routes, images: images)
         LikeRoutes.register(on: &routes, likes: LikeService(pool: pool))
-        CommentRoutes.register(on: &routes, comments: CommentService(pool: pool))
+        CommentRoutes.register(on: &routes, comments: CommentService(pool: pool), blockedWords: blockedWords)
         RelationRoutes.register(on: &routes, relations: RelationService(pool: pool))
         ModerationRoutes.register(on: &routes, reports: ReportService(pool: pool),
                                   moderation: ModerationService(pool: pool, posts: posts))
@@ -102,6 +110,12 @@ public final class Application: Sendable {
         pruner.start()
         mailer?.start()
         measurement.start()
+    }
+
+    /// Reads again what may change while serving (SIGHUP): the blocked words. A failure
+    /// keeps what is in force and logs a warning.
+    public func reload() {
+        blockedWords.reload()
     }
 
     /// Finishes the requests in flight (streams end at once), stops the feed, the pruner

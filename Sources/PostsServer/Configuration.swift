@@ -40,6 +40,8 @@ public struct Configuration: Sendable {
     public var imageConcurrency = ProcessInfo.processInfo.activeProcessorCount
     /// `SMTP_URL`, `MAIL_FROM`, `SMTP_CA_FILE`: the built-in mailer, off when nil.
     public var mail: MailSettings?
+    /// `BLOCKED_WORDS_FILE`: the word filter's list, read at start and on SIGHUP; off when nil.
+    public var blockedWordsFile: String?
 
     public init() {}
 
@@ -145,6 +147,7 @@ public struct Configuration: Sendable {
         }
         configuration.mail = try MailSettings.parse(smtpURL: value("SMTP_URL"), mailFrom: value("MAIL_FROM"),
                                                     caFile: value("SMTP_CA_FILE"))
+        configuration.blockedWordsFile = value("BLOCKED_WORDS_FILE")
         if let name = value("EVENT_LOOP") {
             guard let kind = PollerKind.named(name) else { throw Invalid.unknownEventLoop(name) }
             configuration.eventLoop = kind

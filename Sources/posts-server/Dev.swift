@@ -47,7 +47,7 @@ struct Dev: ParsableCommand {
             logger.info("seeded demo users and posts")
         }
         logger.info("try it: curl \(application.server.baseURL)/api/health")
-        TerminationSignals.wait()
+        TerminationSignals.wait(onHangUp: application.reload)
         application.stop()
     }
 }

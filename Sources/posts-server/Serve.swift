@@ -20,7 +20,7 @@ struct Serve: ParsableCommand {
             try Migrations.apply(conninfo: databaseURL, directory: Migrations.locate(), logger: logger)
         }
         let application = try Application(configuration: configuration, logger: logger)
-        TerminationSignals.wait()
+        TerminationSignals.wait(onHangUp: application.reload)
         application.stop()
     }
 }

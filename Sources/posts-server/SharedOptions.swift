@@ -42,6 +42,8 @@ struct SharedOptions: ParsableArguments {
     var mailFrom: String?
     @Option(help: "An extra CA bundle (PEM) for a private mail relay (env SMTP_CA_FILE).")
     var smtpCaFile: String?
+    @Option(help: "Words and phrases refused in posts, comments and profiles, one a line; read again on SIGHUP (env BLOCKED_WORDS_FILE).")
+    var blockedWordsFile: String?
 
     func resolve() throws -> Configuration {
         var environment = ProcessInfo.processInfo.environment
@@ -67,6 +69,7 @@ struct SharedOptions: ParsableArguments {
         override("SMTP_URL", smtpUrl)
         override("MAIL_FROM", mailFrom)
         override("SMTP_CA_FILE", smtpCaFile)
+        override("BLOCKED_WORDS_FILE", blockedWordsFile)
         do {
             return try Configuration.fromEnvironment(environment)
         } catch let error as Configuration.Invalid {

@@ -11,17 +11,20 @@ nonisolated(unsafe) private var signalPipeReadEnd: Int32 = -1
 nonisolated(unsafe) private var signalPipeWriteEnd: Int32 = -1
 
 /// Async-signal-safe: write(2) and signal(2) only, errno kept for the interrupted thread.
-/// The first signal asks for a graceful stop; the default action is restored so that a
-/// second one (Ctrl-C again while a stop or a slow start drags on) ends the process at once.
+/// The first SIGTERM or SIGINT asks for a graceful stop; the default action is restored so
+/// that a second one (Ctrl-C again while a stop or a slow start drags on) ends the process
+/// at once. SIGHUP keeps its handler: every one asks for a reload, and none may stop us
+/// (its default action would).
 private let reportSignal: @convention(c) (Int32) -> Void = { number in
     let interruptedErrno = errno
     var byte = UInt8(truncatingIfNeeded: number)
     _ = write(signalPipeWriteEnd, &byte, 1)
-    _ = signal(number, SIG_DFL)
+    if number != SIGHUP { _ = signal(number, SIG_DFL) }
     errno = interruptedErrno
 }
 
-/// SIGTERM and SIGINT, caught from the start of a command and waited for once it serves.
+/// SIGTERM and SIGINT, caught from the start of a command and waited for once it serves;
+/// SIGHUP, which reloads what can be reloaded (the blocked words) while waiting.
 ///
 /// A plain handler writing to a pipe made up front, rather than a Dispatch signal source:
 /// Dispatch registers its source lazily on another thread and needs a new descriptor for
@@ -34,7 +37,7 @@ enum TerminationSignals {
         let description: String
     }
 
-    private static let handled = [SIGTERM, SIGINT]
+    private static let handled = [SIGTERM, SIGINT, SIGHUP]
 
     /// Call before anything that takes time, so an early Ctrl-C still shuts down cleanly.
     static func install() throws {
@@ -66,9 +69,16 @@ enum TerminationSignals {
         }
     }
 
-    /// Blocks until SIGTERM or SIGINT has arrived (possibly already, before this call).
-    static func wait() {
-        var byte: UInt8 = 0
-        while read(signalPipeReadEnd, &byte, 1) < 0 && errno == EINTR {}
+    /// Blocks until SIGTERM or SIGINT has arrived (possibly already, before this call),
+    /// calling `onHangUp` on this thread for each SIGHUP meanwhile (one that came during
+    /// start-up too: the reload then reads what is already loaded, which is harmless).
+    static func wait(onHangUp: () -> Void = {}) {
+        while true {
+            var byte: UInt8 = 0
+            let count = read(signalPipeReadEnd, &byte, 1)
+            if count < 0 && errno == EINTR { continue }
+            guard count == 1, Int32(byte) == SIGHUP else { return }
+            onHangUp()
+        }
     }
 }

@@ -18,6 +18,7 @@ import Testing
         #expect(configuration.maxStreamsPerIP == 100)
         #expect(configuration.maxBodyMemory == 64 * 1024 * 1024)
         #expect(configuration.eventLoop == PollerKind.platformDefault)
+        #expect(configuration.blockedWordsFile == nil)
     }
 
     @Test func environment_overridesDefaults() throws {
@@ -25,7 +26,7 @@ import Testing
             "DATABASE_URL": "postgres://a@b/c", "HOST": "::1", "PORT": "0", "UPLOAD_DIR": "/tmp/u",
             "AUTH_MODE": "trust", "DB_POOL_SIZE": "3", "LOG_FORMAT": "json", "RATE_LIMIT_IP": "0",
             "MAX_CONNECTIONS": "500", "MAX_BODY_MEMORY": "2MiB", "MAX_REQUESTS_PER_CONNECTION": "1000",
-            "MAX_STREAMS_PER_IP": "0",
+            "MAX_STREAMS_PER_IP": "0", "BLOCKED_WORDS_FILE": "/etc/posts/blocked-words.txt",
         ])
         #expect(configuration.databaseURL == "postgres://a@b/c")
         #expect(configuration.host == "::1")
@@ -38,6 +39,7 @@ import Testing
         #expect(configuration.maxBodyMemory == 2 * 1024 * 1024)
         #expect(configuration.maxRequestsPerConnection == 1000)
         #expect(configuration.maxStreamsPerIP == 0)
+        #expect(configuration.blockedWordsFile == "/etc/posts/blocked-words.txt")
     }
 
     /// API.md: at least 1,000 requests per connection are served.

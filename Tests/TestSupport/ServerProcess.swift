@@ -59,7 +59,8 @@ public final class ServerProcess: @unchecked Sendable {
         var merged = ProcessInfo.processInfo.environment
         for name in ["DATABASE_URL", "HOST", "PORT", "AUTH_MODE", "LOG_FORMAT", "DB_POOL_SIZE", "UPLOAD_DIR",
                      "MAX_CONNECTIONS", "MAX_BODY_MEMORY", "RATE_LIMIT_IP",
-                     "MAX_REQUESTS_PER_CONNECTION", "MAX_STREAMS_PER_IP", "SMTP_URL", "MAIL_FROM", "SMTP_CA_FILE"] {
+                     "MAX_REQUESTS_PER_CONNECTION", "MAX_STREAMS_PER_IP", "SMTP_URL", "MAIL_FROM", "SMTP_CA_FILE",
+                     "BLOCKED_WORDS_FILE"] {
             merged[name] = nil
         }
         merged.merge(environment) { $1 }

@@ -4,6 +4,8 @@ import Postgres
 /// sight (verify-code, or trust mode naming an unknown email), never one without the other.
 struct Accounts: Sendable {
     let pool: ConnectionPool
+    /// A new user's username is made from the email: never one holding a blocked word.
+    var blockedWords = BlockedWords.off
 
     struct Account: Sendable {
         let userID: Int64
@@ -32,7 +34,8 @@ struct Accounts: Sendable {
             return Account(userID: userID, isNew: false)
         }
         let userID: Int64 = try inserted.decode("id")
-        try createProfile(userID: userID, base: Username.base(for: email), on: connection)
+        let base = Username.base(for: email)
+        try createProfile(userID: userID, base: blockedWords.allows(base) ? base : Username.fallbackBase, on: connection)
         return Account(userID: userID, isNew: true)
     }
 
@@ -57,16 +60,24 @@ struct Accounts: Sendable {
     private func createProfile(userID: Int64, base: String, on connection: PostgresConnection) throws {
         while true {
             let free: String? = try connection.query("""
-                SELECT candidate FROM unnest(\(PostgresArray(Username.candidates(from: base)))) WITH ORDINALITY AS c(candidate, n)
+                SELECT candidate FROM unnest(\(PostgresArray(candidates(from: base)))) WITH ORDINALITY AS c(candidate, n)
                 WHERE NOT EXISTS (SELECT 1 FROM profiles WHERE lower(username) = candidate)
                 ORDER BY n LIMIT 1
                 """).first?.decode("candidate")
             let username = free ?? "\(base)\(Int.random(in: 100_000...999_999))"
+            // A number can make a blocked word of its own (`x.88`): draw again.
+            guard blockedWords.allows(username) else { continue }
             let created = try connection.query("""
                 INSERT INTO profiles (user_id, username) VALUES (\(userID), \(username))
                 ON CONFLICT ((lower(username))) DO NOTHING
                 """).affectedRows
             if created == 1 { return }
         }
+    }
+
+    /// `Username.candidates` less those the word filter refuses: the numbers appended can
+    /// form a listed word of their own.
+    private func candidates(from base: String) -> [String] {
+        Username.candidates(from: base).filter(blockedWords.allows)
     }
 }

@@ -3,7 +3,7 @@ import HTTP
 
 /// `GET`/`POST /api/posts/<id>/comments` and `DELETE /api/comments/<comment_id>`.
 enum CommentRoutes {
-    static func register(on routes: inout RouteTable, comments: CommentService) {
+    static func register(on routes: inout RouteTable, comments: CommentService, blockedWords: BlockedWords) {
         routes.get("/api/posts/:id/comments", etag: true) { request, context in
             let id = try context.parameters.require("id", as: Int64.self)
             return try PostPageAnswer.make(id, comments.page(of: id, PageRequest<CommentCursor>(request.query), caller: context.caller),
@@ -18,6 +18,7 @@ enum CommentRoutes {
             let caller = try context.requireCaller()
             let fields = try BodyFields(request)
             let body = try required(fields.string("body"), "body")
+            try blockedWords.check(body)
             let idempotency = try IdempotentRequest(request, caller: caller, fields: fields)
             return try comments.add(body, to: id, by: caller, idempotency: idempotency).response(as: "comment")
         }

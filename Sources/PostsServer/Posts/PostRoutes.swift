@@ -2,7 +2,8 @@ import HTTP
 
 /// The posts routes of API.md, firefly's among them: HTTP in and out, SQL in `PostService`.
 enum PostRoutes {
-    static func register(on routes: inout RouteTable, posts: PostService, uploadDirectory: String) {
+    static func register(on routes: inout RouteTable, posts: PostService, uploadDirectory: String,
+                         blockedWords: BlockedWords) {
         let body = postBody(uploadDirectory: uploadDirectory)
 
         routes.get("/api/posts", etag: true) { request, context in
@@ -47,6 +48,7 @@ enum PostRoutes {
                 let caller = try context.requireCaller()
                 let fields = try BodyFields(request)
                 let draft = try PostDraft(fields, image: try image(of: request, context))
+                try blockedWords.check(draft.title, draft.summary, draft.body)
                 let idempotency = try IdempotentRequest(request, caller: caller, fields: fields)
                 return try posts.create(draft, by: caller, idempotency: idempotency).response(as: "post")
             }
@@ -55,6 +57,7 @@ enum PostRoutes {
         routes.patch("/api/posts/:id", access: .required, body: body) { request, context in
             let id = try context.parameters.require("id", as: Int64.self)
             let edits = try PostEdits(BodyFields(request), image: try image(of: request, context))
+            try blockedWords.check(edits.title, edits.summary, edits.body)
             return postAnswer(try posts.update(id, with: edits, by: context.requireCaller()))
         }
 
@@ -65,6 +68,7 @@ enum PostRoutes {
                 throw APIError.invalid("post_id is required")
             }
             let edits = try PostEdits(fields, image: try image(of: request, context))
+            try blockedWords.check(edits.title, edits.summary, edits.body)
             return postAnswer(try posts.update(id, with: edits, by: context.requireCaller()))
         }
 

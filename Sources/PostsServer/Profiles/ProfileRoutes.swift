@@ -4,7 +4,8 @@ import Postgres
 /// `GET /api/profiles/<user_id>`, `PATCH /api/profiles/me`, and the avatar's upload
 /// (`PUT`/`DELETE /api/profiles/me/avatar`).
 enum ProfileRoutes {
-    static func register(on routes: inout RouteTable, profiles: ProfileService, images: ImageStore) {
+    static func register(on routes: inout RouteTable, profiles: ProfileService, images: ImageStore,
+                         blockedWords: BlockedWords) {
         routes.get("/api/profiles/:user_id", etag: true) { _, context in
             let userID = try context.parameters.require("user_id", as: Int64.self)
             guard let profile = try profiles.profile(of: userID) else { throw APIError.notFound("no such profile") }
@@ -14,6 +15,7 @@ enum ProfileRoutes {
         routes.patch("/api/profiles/me", access: .required) { request, context in
             let caller = try context.requireCaller()
             let patch = try RequestFields.decode(ProfilePatch.self, from: request).validated()
+            try blockedWords.check(patch.username, patch.fullName, patch.bio)
             let updated = try profiles.update(caller.userID, with: patch)
             if patch.avatar != .keep { images.release([updated.previousAvatar], checkingWith: profiles.pool) }
             return answer(updated.profile)

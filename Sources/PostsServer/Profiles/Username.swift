@@ -5,11 +5,14 @@ enum Username {
     /// Names no one may take: the reserved user's (`ReservedUser`).
     static let reserved: Set<String> = [ReservedUser.username]
 
+    /// The base of an email whose local part gives none (or one the word filter refuses).
+    static let fallbackBase = "user"
+
     /// The base a new user's username is made from: the email's local part, lowercased,
     /// reduced to the allowed characters, padded to 3 and cut to leave room for a suffix.
     static func base(for email: EmailAddress) -> String {
         var base = String(email.localPart.unicodeScalars.filter(isAllowed).map(Character.init))
-        if base.isEmpty { base = "user" }
+        if base.isEmpty { base = fallbackBase }
         while base.count < lengths.lowerBound { base += "_" }
         return String(base.prefix(lengths.upperBound - 6))
     }
