@@ -1,9 +1,11 @@
 -- API.md "Safety: blocks, reports, moderation".
 
 -- A block hides two users from each other (both ways) and forbids their interactions; a
--- mute hides the muted user's posts and comments from the muter's lists (one way). Each
--- request's caller reads both sets in the query that resolves it (its token's lookup):
--- the primary keys serve "whom I blocked", the second index "who blocked me".
+-- mute hides the muted user's posts and comments from the muter's lists (one way). The
+-- query that resolves each request's caller (its token's lookup) reads the caller's
+-- `relations_version`, which every block, unblock, mute and unmute that concerns the user
+-- moves on: a server reads the sets themselves only when it has not seen that version
+-- (never at 0), the primary keys serving "whom I blocked", the second index "who blocked me".
 CREATE TABLE blocks (
     blocker_id bigint NOT NULL REFERENCES users(id) ON DELETE CASCADE,
     blocked_id bigint NOT NULL REFERENCES users(id) ON DELETE CASCADE,
@@ -27,5 +29,6 @@ CREATE INDEX mutes_listed_idx ON mutes (muter_id, created_at DESC, muted_id DESC
 -- Roles are granted by the operator only (`posts-server role EMAIL ROLE`); a suspended
 -- user's tokens are revoked and its content hidden until it is unsuspended.
 ALTER TABLE users
+    ADD COLUMN relations_version bigint NOT NULL DEFAULT 0,
     ADD COLUMN role text NOT NULL DEFAULT 'user' CHECK (role IN ('user', 'moderator', 'admin')),
     ADD COLUMN suspended_at timestamptz;

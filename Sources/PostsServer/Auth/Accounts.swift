@@ -6,6 +6,8 @@ struct Accounts: Sendable {
     let pool: ConnectionPool
     /// A new user's username is made from the email: never one holding a blocked word.
     var blockedWords = BlockedWords.off
+    /// Trust mode's callers' blocks and mutes, by version (see `RelationsCache`).
+    var relations = RelationsCache()
 
     struct Account: Sendable {
         let userID: Int64
@@ -43,10 +45,11 @@ struct Accounts: Sendable {
     /// its caller with it on every request).
     private func existingAccount(_ email: EmailAddress, on connection: PostgresConnection) throws -> Account? {
         guard let row = try connection.query("""
-            SELECT id, suspended_at IS NOT NULL AS suspended, \(unsafeSQL: Relations.columns(of: "users.id"))
-            FROM users WHERE email = \(email.value)
+            SELECT id, suspended_at IS NOT NULL AS suspended, relations_version FROM users WHERE email = \(email.value)
             """).first else { return nil }
-        return Account(userID: try row.decode("id"), isNew: false, relations: try Relations(row),
+        let userID: Int64 = try row.decode("id")
+        let relations = try relations.relations(of: userID, version: row.decode("relations_version"), on: connection)
+        return Account(userID: userID, isNew: false, relations: relations,
                        suspended: try row.decode("suspended"))
     }
 

@@ -7,6 +7,8 @@ struct Tokens: Sendable {
     let pool: ConnectionPool
     /// `TOKEN_TTL`: a token unused this long is dead (401, like a revoked one).
     var lifetimeSeconds: Int64 = 90 * 24 * 3600
+    /// The callers' blocks and mutes, by version (see `RelationsCache`).
+    var relations = RelationsCache()
 
     /// A new token's text: 32 bytes from the system's CSPRNG (getrandom), base64url, no padding.
     static func generate() -> String {
@@ -33,12 +35,15 @@ struct Tokens: Sendable {
         guard Base64URL.isToken(token) else { return nil }
         return try pool.withConnection { connection -> Caller? in
             guard let row = try connection.query("""
-                SELECT id, user_id, last_used_at < now() - interval '1 minute' AS stale,
-                       \(unsafeSQL: Relations.columns(of: "tokens.user_id"))
+                SELECT tokens.id, tokens.user_id, tokens.last_used_at < now() - interval '1 minute' AS stale,
+                       (SELECT relations_version FROM users WHERE users.id = tokens.user_id) AS relations_version
                 FROM tokens WHERE token_hash = sha256(convert_to(\(token), 'UTF8')) AND revoked_at IS NULL
                 AND last_used_at > now() - make_interval(secs => \(Double(lifetimeSeconds)))
                 """).first else { return nil }
-            let caller = Caller(userID: try row.decode("user_id"), tokenID: try row.decode("id"), relations: try Relations(row))
+            let userID: Int64 = try row.decode("user_id")
+            let version: Int64 = try row.decode("relations_version", as: Int64?.self) ?? 0
+            let caller = Caller(userID: userID, tokenID: try row.decode("id"),
+                                relations: try relations.relations(of: userID, version: version, on: connection))
             if try row.decode("stale", as: Bool.self), let tokenID = caller.tokenID {
                 try connection.query("UPDATE tokens SET last_used_at = now() WHERE id = \(tokenID)")
             }

@@ -22,9 +22,16 @@ struct RelationService: Sendable {
         let write: SQLQuery = on
             ? "INSERT INTO \(unsafeSQL: kind.table) (\(unsafeSQL: kind.actor), \(unsafeSQL: kind.target)) SELECT \(caller.userID), id FROM target ON CONFLICT DO NOTHING RETURNING 1"
             : "DELETE FROM \(unsafeSQL: kind.table) WHERE \(unsafeSQL: kind.actor) = \(caller.userID) AND \(unsafeSQL: kind.target) = \(target) RETURNING 1"
+        // Whose sets change moves their version on (a block: both users'; a mute: the
+        // muter's), in the same statement, so every instance reads the sets again.
+        let concerned: [Int64] = kind == .block ? [caller.userID, target] : [caller.userID]
         let found = try pool.withRetriedStatement { connection in
             try connection.query("""
-                WITH target AS (SELECT id FROM users WHERE id = \(target)), written AS (\(write))
+                WITH target AS (SELECT id FROM users WHERE id = \(target)), written AS (\(write)),
+                moved AS (
+                    UPDATE users SET relations_version = relations_version + 1
+                    WHERE id = ANY(\(PostgresArray(concerned))) AND EXISTS (SELECT 1 FROM written) RETURNING id
+                )
                 SELECT (SELECT count(*) FROM target) AS found
                 """).firstRow().decode("found", as: Int.self)
         }

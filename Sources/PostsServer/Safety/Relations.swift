@@ -1,34 +1,36 @@
 import Postgres
 
 /// A caller's blocks and mutes as its requests use them. A block works both ways: `blocked`
-/// holds the users the caller blocked and those who blocked it. Sorted, usually empty.
+/// holds the users the caller blocked and those who blocked it. Sorted, usually empty. The
+/// array parameters the reads bind are made once per version of the sets (`RelationsCache`).
 public struct Relations: Sendable, Equatable {
-    public var blocked: [Int64] = []
-    public var muted: [Int64] = []
+    public let blocked: [Int64]
+    public let muted: [Int64]
+    /// Blocked either way, or muted: whom the caller's lists leave out.
+    let hiddenInLists: [Int64]
+    let blockedParameter: PostgresArray
+    let hiddenInListsParameter: PostgresArray
 
     public init(blocked: [Int64] = [], muted: [Int64] = []) {
         self.blocked = blocked
         self.muted = muted
+        hiddenInLists = muted.isEmpty ? blocked : Array(Set(blocked).union(muted)).sorted()
+        blockedParameter = PostgresArray(blocked)
+        hiddenInListsParameter = PostgresArray(hiddenInLists)
     }
 
-    /// Whose posts and comments the caller's lists leave out: blocked either way, or muted.
-    var hiddenInLists: [Int64] {
-        muted.isEmpty ? blocked : Array(Set(blocked).union(muted)).sorted()
+    public static func == (left: Relations, right: Relations) -> Bool {
+        left.blocked == right.blocked && left.muted == right.muted
     }
 
-    /// The two sets of the user in `userColumn`, as two columns of the query that finds
-    /// the user (a token's lookup, trust mode's email): two index probes, no round trip.
-    static func columns(of userColumn: String) -> String {
-        """
-        array_to_string(ARRAY(SELECT blocked_id FROM blocks WHERE blocker_id = \(userColumn)
-                              UNION SELECT blocker_id FROM blocks WHERE blocked_id = \(userColumn) ORDER BY 1), ',') AS blocked_users,
-        array_to_string(ARRAY(SELECT muted_id FROM mutes WHERE muter_id = \(userColumn) ORDER BY 1), ',') AS muted_users
-        """
-    }
-
-    init(_ row: PostgresRow) throws {
-        blocked = Self.ids(try row.decode("blocked_users", as: String.self))
-        muted = Self.ids(try row.decode("muted_users", as: String.self))
+    /// The user's sets, read from the tables (on a version this server has not seen).
+    static func read(of userID: Int64, on connection: PostgresConnection) throws -> Relations {
+        let row = try connection.query("""
+            SELECT array_to_string(ARRAY(SELECT blocked_id FROM blocks WHERE blocker_id = \(userID)
+                                         UNION SELECT blocker_id FROM blocks WHERE blocked_id = \(userID) ORDER BY 1), ',') AS blocked,
+                   array_to_string(ARRAY(SELECT muted_id FROM mutes WHERE muter_id = \(userID) ORDER BY 1), ',') AS muted
+            """).firstRow()
+        return Relations(blocked: ids(try row.decode("blocked", as: String.self)), muted: ids(try row.decode("muted", as: String.self)))
     }
 
     private static func ids(_ text: String) -> [Int64] {

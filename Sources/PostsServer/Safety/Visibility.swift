@@ -9,9 +9,8 @@ enum Visibility {
     /// (`inList`: blocked or muted), or in a single read (blocked only: that is a 404).
     static func excluding(_ column: String, for caller: Caller?, inList: Bool) -> SQLQuery {
         guard let relations = caller?.relations else { return "" }
-        let users = inList ? relations.hiddenInLists : relations.blocked
-        guard !users.isEmpty else { return "" }
-        return " AND \(unsafeSQL: column) <> ALL(\(PostgresArray(users)))"
+        guard !(inList ? relations.hiddenInLists : relations.blocked).isEmpty else { return "" }
+        return " AND \(unsafeSQL: column) <> ALL(\(inList ? relations.hiddenInListsParameter : relations.blockedParameter))"
     }
 
     /// Leaves out a suspended user's posts or comments, for everyone: the author's profile,
