@@ -122,7 +122,7 @@ final class EventLoop: @unchecked Sendable {
     private func acceptConnections(upTo limit: Int) {
         for _ in 0..<limit {
             switch Socket.accept(listener) {
-            case .accepted(let fd, let remoteAddress):
+            case .accepted(let fd, let peerAddress):
                 // Past the cap a connection is accepted (so it leaves the backlog and the
                 // listener stops being readable) and closed: the client learns at once.
                 guard core.connectionCount < core.configuration.maxConnections else {
@@ -132,7 +132,7 @@ final class EventLoop: @unchecked Sendable {
                 }
                 nextID += 1
                 let id = UInt64(index) << 48 | nextID
-                let connection = HTTPConnection(id: id, fd: fd, remoteAddress: remoteAddress, loop: self)
+                let connection = HTTPConnection(id: id, fd: fd, peerAddress: peerAddress, loop: self)
                 connections.withLock { $0[id] = connection }
                 core.connectionOpened()
                 do {

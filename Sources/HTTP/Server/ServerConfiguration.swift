@@ -24,6 +24,11 @@ public struct ServerConfiguration: Sendable {
     public var maxQueueWait: Duration = .seconds(3)
     /// Open connections; a new one past this is accepted and closed at once.
     public var maxConnections = 10_000
+    /// Peers whose `X-Forwarded-For` names the client (`TrustedProxies`): then that address
+    /// is the request's `RequestContext.remoteAddress`, what admission and the access log
+    /// see, and whose share of the body budget it takes. From other peers the header is
+    /// ignored.
+    public var trustedProxies = TrustedProxies.none
     /// Requests on one connection: the answer to the last says `Connection: close`, so no
     /// client keeps one connection (and its place in a loop) forever.
     public var maxRequestsPerConnection = 10_000

@@ -10,7 +10,9 @@ final class ServerCore: Sendable {
         let head: RequestHead
         let body: RequestBody
         let match: Router.Match
-        let remoteAddress: String
+        /// The client's address (`TrustedProxies`): the peer's, or the one its
+        /// `X-Forwarded-For` names when the peer is a trusted proxy.
+        let clientAddress: String
         let receivedAt: UInt64
         /// The body was left unread: the connection cannot carry another request.
         let closesConnection: Bool
@@ -101,10 +103,10 @@ final class ServerCore: Sendable {
                                  headers: HTTPHeaders([("Allow", allow)])))
         case .found(let route, let parameters):
             do {
-                let admitted = try exchange.admitted ?? route.admission?.admit(head, remoteAddress: exchange.remoteAddress)
+                let admitted = try exchange.admitted ?? route.admission?.admit(head, remoteAddress: exchange.clientAddress)
                 exchange.admitted = admitted
                 let context = RequestContext(requestID: requestID, logger: logger, parameters: parameters,
-                                             route: route.pattern, remoteAddress: exchange.remoteAddress,
+                                             route: route.pattern, remoteAddress: exchange.clientAddress,
                                              admitted: admitted, lane: exchange.lane)
                 let request = try Request(head: head, content: exchange.body)
                 response = try route.handler(request, context)
@@ -169,19 +171,20 @@ final class ServerCore: Sendable {
             }
         }
         logAccess(method: head.method.rawValue, target: head.target, route: exchange.match.pattern, status: response.status.code,
-                  bytes: sendsBody ? response.body.length ?? 0 : 0, since: exchange.receivedAt, requestID: requestID)
+                  bytes: sendsBody ? response.body.length ?? 0 : 0, since: exchange.receivedAt, requestID: requestID,
+                  client: exchange.clientAddress)
         return answer
     }
 
     /// The bytes of a refusal made before any handler ran; the connection closes after it.
     /// `head` and `route`: what is known of the request refused (nothing when its head was
-    /// the trouble).
-    func render(_ error: HTTPError, head: RequestHead?, route: String?, since: UInt64?) -> [UInt8] {
+    /// the trouble); `client`: its client's address, or the peer's when its head was.
+    func render(_ error: HTTPError, head: RequestHead?, route: String?, since: UInt64?, client: String) -> [UInt8] {
         let requestID = head.map { RequestID.from($0.headers["X-Request-Id"]) } ?? RequestID.make()
         let response = render(error)
         logAccess(method: head?.method.rawValue ?? "-", target: head?.target ?? "-", route: route, status: error.status.code,
                   bytes: response.body.length ?? 0, since: since ?? DispatchTime.now().uptimeNanoseconds,
-                  requestID: requestID)
+                  requestID: requestID, client: client)
         return response.serializeHead(requestID: requestID, date: HTTPDate.now(), keepAlive: false, version: .http1_1)
             + (response.body.inlineBytes ?? [])
     }
@@ -192,11 +195,11 @@ final class ServerCore: Sendable {
     }
 
     private func logAccess(method: String, target: String, route: String?, status: Int, bytes: Int, since: UInt64,
-                           requestID: String) {
+                           requestID: String, client: String) {
         let path = target.firstIndex(of: "?").map { target[..<$0] } ?? Substring(target)
         accessLog.record(AccessLogEntry(method: method, path: path, route: route, status: status, bytes: bytes,
                                         durationNanoseconds: DispatchTime.now().uptimeNanoseconds &- since,
-                                        requestID: requestID))
+                                        requestID: requestID, client: client))
     }
 }
 
