@@ -38,6 +38,9 @@ final class HTTPConnection: @unchecked Sendable {
     let peerAddress: String
     /// The peer is a trusted proxy: its requests' `X-Forwarded-For` names their client.
     let peerIsTrustedProxy: Bool
+    /// The key this connection is counted under against `maxConnectionsPerIP`, given back
+    /// when it closes; nil when it is not counted.
+    private let countedAs: String?
     private let ownedByWorker = Atomic<Bool>(false)
     /// Wakes this connection on its loop: memory granted, an upload's writes caught up.
     let wakeOnLoop: @Sendable () -> Void
@@ -51,10 +54,11 @@ final class HTTPConnection: @unchecked Sendable {
     var pendingFile: (body: FileBody, offset: Int)?
     var stream: OpenStream?
 
-    init(id: UInt64, fd: Int32, peerAddress: String, loop: EventLoop) {
+    init(id: UInt64, fd: Int32, peerAddress: String, countedAs: String?, loop: EventLoop) {
         self.id = id
         self.socket = ConnectionSocket(fd: fd)
         self.peerAddress = peerAddress
+        self.countedAs = countedAs
         self.loop = loop
         self.core = loop.core
         self.peerIsTrustedProxy = loop.core.configuration.trustedProxies.trusts(peer: peerAddress)
@@ -255,5 +259,6 @@ final class HTTPConnection: @unchecked Sendable {
         loop.forget(socket.fd, id: id)
         socket.close()
         core.connectionClosed()
+        if let countedAs { core.connectionsPerAddress.release(countedAs) }
     }
 }

@@ -44,6 +44,7 @@ final class ServerCore: Sendable {
     let workers: WorkerPool
     let heavyWorkers: WorkerPool
     let bodyMemory: BodyMemoryBudget
+    let connectionsPerAddress: ConnectionsPerAddress
     let logger: Logger
     let accessLog: any AccessLog
     private let stopping = Atomic<Bool>(false)
@@ -58,6 +59,8 @@ final class ServerCore: Sendable {
         self.logger = logger
         self.accessLog = accessLog ?? LoggerAccessLog(logger: logger)
         self.bodyMemory = BodyMemoryBudget(capacity: configuration.maxBodyMemory)
+        self.connectionsPerAddress = ConnectionsPerAddress(limit: configuration.maxConnectionsPerIP,
+                                                           trustedProxies: configuration.trustedProxies)
         self.workers = WorkerPool(threads: configuration.workerThreads, name: "http-worker")
         self.heavyWorkers = WorkerPool(threads: configuration.heavyWorkerThreads, name: "http-heavy")
     }
@@ -75,6 +78,7 @@ final class ServerCore: Sendable {
     var refusedConnectionCount: Int { refusedConnections.load(ordering: .relaxed) }
     func connectionOpened() { openConnections.add(1, ordering: .relaxed) }
     func connectionClosed() { openConnections.subtract(1, ordering: .relaxed) }
+    /// A connection closed at once: `maxConnections` were open, or its address's share.
     func connectionRefused() { refusedConnections.add(1, ordering: .relaxed) }
 
     /// A request is in flight from the moment its head has arrived until its answer is out.
