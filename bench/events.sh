@@ -64,8 +64,9 @@ if [ "${NOTIFY:-0}" = 1 ]; then
 fi
 
 for port in "${ports[@]}"; do
-    # Every subscriber comes from 127.0.0.1: the per-address stream quota is off here.
+    # Every subscriber comes from 127.0.0.1: the per-address stream and connection limits are off here.
     env DATABASE_URL="$url" PORT="$port" DB_POOL_SIZE="$pool" AUTH_MODE=trust RATE_LIMIT_IP=0 MAX_STREAMS_PER_IP=0 \
+        MAX_CONNECTIONS_PER_IP=0 \
         MAX_CONNECTIONS="$max_connections" "${server_env[@]}" \
         .build/release/posts-server serve --no-migrate >"/tmp/posts-server-bench-events-$port.log" 2>&1 &
     bench_pids+=($!)

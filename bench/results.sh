@@ -88,12 +88,12 @@ make_database() {
     psql_db "$1" -v posts="$2" -v users="$users" -f "$shared/bench/seed.sql" >/dev/null
 }
 
-# NAME PORT DB [ENV…]: ours in trust mode; its pid in `started_pid`. Rate limiting off: the
-# load comes from one address.
+# NAME PORT DB [ENV…]: ours in trust mode; its pid in `started_pid`. Rate limiting and the
+# per-address connection cap off: the load comes from one address.
 start_ours() {
     local name=$1 port=$2 db=$3; shift 3
     env DATABASE_URL="postgres://postgres@127.0.0.1:$pg_port/$db" PORT="$port" DB_POOL_SIZE="$pool" \
-        AUTH_MODE=trust RATE_LIMIT_IP=0 "$@" .build/release/posts-server serve --no-migrate >"$work/$name.log" 2>&1 &
+        AUTH_MODE=trust RATE_LIMIT_IP=0 MAX_CONNECTIONS_PER_IP=0 "$@" .build/release/posts-server serve --no-migrate >"$work/$name.log" 2>&1 &
     started_pid=$!
     bench_pids+=("$started_pid")
     bench_wait_for_port "$port" "$started_pid" || { tail -n 20 "$work/$name.log" >&2; exit 1; }

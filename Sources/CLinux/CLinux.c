@@ -7,6 +7,8 @@
 #include <sys/uio.h>
 #endif
 #include <fcntl.h>
+#include <pthread.h>
+#include <string.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/socket.h>
@@ -151,3 +153,18 @@ int clinux_eventfd_nonblocking(void) {
     return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 }
 #endif
+
+int clinux_set_thread_name(const char *name) {
+#ifdef __linux__
+    char kept[16];
+    strncpy(kept, name, sizeof kept - 1);
+    kept[sizeof kept - 1] = '\0';
+    return pthread_setname_np(pthread_self(), kept);
+#else
+    return pthread_setname_np(name);
+#endif
+}
+
+int clinux_thread_name(char *buffer, size_t length) {
+    return pthread_getname_np(pthread_self(), buffer, length);
+}

@@ -99,6 +99,8 @@ public final class Application: Sendable {
         // Uploads and first requests of a size: the image pipeline's threads.
         http.heavyWorkerThreads = configuration.imageConcurrency
         http.maxConnections = configuration.maxConnections
+        http.maxConnectionsPerIP = configuration.maxConnectionsPerIP
+        http.trustedProxies = configuration.trustedProxies
         http.maxRequestsPerConnection = configuration.maxRequestsPerConnection
         http.maxBodyMemory = configuration.maxBodyMemory
         http.poller = configuration.eventLoop

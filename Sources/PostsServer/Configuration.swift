@@ -23,6 +23,11 @@ public struct Configuration: Sendable {
     /// Event streams open at once per client address; 0 turns the limit off.
     public var maxStreamsPerIP = 100
     public var maxConnections = 10_000
+    /// Open connections from one address (an IPv6 host by its /64); 0 turns the limit off.
+    public var maxConnectionsPerIP = 256
+    /// The load balancers whose `X-Forwarded-For` names the client (`TRUSTED_PROXIES`);
+    /// none by default, when the header is ignored.
+    public var trustedProxies = TrustedProxies.none
     /// How long changes are kept for `/api/changes` and `Last-Event-ID` resumes.
     public var changesRetention: Duration = .seconds(7 * 24 * 3600)
     /// A token unused this long stops working (API.md: `TOKEN_TTL`, sliding on last use).
@@ -119,6 +124,15 @@ public struct Configuration: Sendable {
         }
         configuration.rateLimitPerIP = try integer("RATE_LIMIT_IP", in: 0...1_000_000) ?? configuration.rateLimitPerIP
         configuration.maxConnections = try integer("MAX_CONNECTIONS", in: 1...1_000_000) ?? configuration.maxConnections
+        configuration.maxConnectionsPerIP = try integer("MAX_CONNECTIONS_PER_IP", in: 0...1_000_000)
+            ?? configuration.maxConnectionsPerIP
+        if let list = value("TRUSTED_PROXIES") {
+            do {
+                configuration.trustedProxies = try TrustedProxies(parsing: list)
+            } catch {
+                throw Invalid.trustedProxies(error)
+            }
+        }
         // API.md: at least 1,000 requests per connection are served.
         configuration.maxRequestsPerConnection = try integer("MAX_REQUESTS_PER_CONNECTION", in: 1_000...100_000_000)
             ?? configuration.maxRequestsPerConnection
@@ -157,6 +171,15 @@ public struct Configuration: Sendable {
 }
 
 extension Configuration.Invalid {
+    static func trustedProxies(_ invalid: TrustedProxies.InvalidEntry) -> Self {
+        let why = switch invalid.reason {
+        case .malformed: "\"\(invalid.entry)\" is not an address or a network"
+        case .hostBitsSet(let network): "\"\(invalid.entry)\" has bits set past its prefix (the network is \(network))"
+        }
+        return Self(description: "TRUSTED_PROXIES must be comma-separated IPv4 or IPv6 networks or addresses, "
+            + "like 10.0.0.0/8, 2001:db8::/32, 192.0.2.7: \(why)")
+    }
+
     static func unknownEventLoop(_ name: String) -> Self {
         let accepted = PollerKind.available.map(\.rawValue).joined(separator: " or ")
         let why = PollerKind(rawValue: name) == nil ? "" : " (\(name) is not available on this platform)"

@@ -32,6 +32,10 @@ struct SharedOptions: ParsableArguments {
     var tokenTtl: String?
     @Option(help: "Open connections; past it new ones are closed at once (env MAX_CONNECTIONS, default 10000).")
     var maxConnections: Int?
+    @Option(help: "Open connections from one address (IPv6: one /64); 0 is off (env MAX_CONNECTIONS_PER_IP, default 256).")
+    var maxConnectionsPerIp: Int?
+    @Option(help: "Comma-separated networks of the load balancers whose X-Forwarded-For names the client (env TRUSTED_PROXIES, default none).")
+    var trustedProxies: String?
     @Option(help: "Memory for request bodies being received, e.g. 64MiB; past it reading waits (env MAX_BODY_MEMORY).")
     var maxBodyMemory: String?
     @Option(help: "What the event loops wait on: epoll (Linux only, its default) or dispatch (env EVENT_LOOP).")
@@ -59,6 +63,8 @@ struct SharedOptions: ParsableArguments {
         override("LOG_FORMAT", logFormat)
         override("RATE_LIMIT_IP", rateLimitIp.map(String.init))
         override("MAX_CONNECTIONS", maxConnections.map(String.init))
+        override("MAX_CONNECTIONS_PER_IP", maxConnectionsPerIp.map(String.init))
+        override("TRUSTED_PROXIES", trustedProxies)
         override("MAX_REQUESTS_PER_CONNECTION", maxRequestsPerConnection.map(String.init))
         override("MAX_STREAMS_PER_IP", maxStreamsPerIp.map(String.init))
         override("IMAGE_CONCURRENCY", imageConcurrency.map(String.init))

@@ -48,7 +48,7 @@ enum StateFixture {
     /// Takes a head with a collected body as far as reading it, memory granted.
     static func readingBody(_ state: inout ConnectionState, _ head: RequestHead, budget: BodyMemoryBudget,
                             at now: UInt64) {
-        _ = state.headReceived(head, match: match(head), bodyIsBuffered: false, now: now)
+        _ = state.headReceived(head, clientAddress: "a", match: match(head), bodyIsBuffered: false, now: now)
         _ = state.chooseBody(CollectingBodyConsumer(limit: 1000), buffered: 0)
         _ = state.reserveMemory(now: now) { budget.claim($0, client: "a", onGrant: {}) }
     }

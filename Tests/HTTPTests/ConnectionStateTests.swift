@@ -44,8 +44,8 @@ private struct LaggingConsumer: BodyConsumer {
     /// clock from its first byte.
     @Test func aKeptAliveConnection_idlesThenTimesItsNextHeadFromItsFirstByte() {
         var state = F.state()
-        _ = state.headReceived(F.head("GET /ping HTTP/1.1\r\nHost: t\r\n\r\n"), match: .notFound, bodyIsBuffered: true, now: start)
-        _ = state.dispatch(body: .empty, closesConnection: false, remoteAddress: "a")
+        _ = state.headReceived(F.head("GET /ping HTTP/1.1\r\nHost: t\r\n\r\n"), clientAddress: "a", match: .notFound, bodyIsBuffered: true, now: start)
+        _ = state.dispatch(body: .empty, closesConnection: false)
         state.answerQueued(keepAlive: true, now: start)
         let (finished, next) = state.outputDrained(now: start + second, stopping: false, parserIdle: true)
         #expect(finished.requestEnded && next == .parse && state.phaseName == "idle")
@@ -77,7 +77,7 @@ private struct LaggingConsumer: BodyConsumer {
         let budget = BodyMemoryBudget(capacity: 1000)
         let other = budget.claim(1000, client: "b", onGrant: {})
         _ = state.headReceived(F.post("/json", length: 500, extra: "Expect: 100-continue\r\n"),
-                               match: F.match(F.post("/json", length: 500)), bodyIsBuffered: false, now: start)
+                               clientAddress: "a", match: F.match(F.post("/json", length: 500)), bodyIsBuffered: false, now: start)
         guard case .claimMemory(let limit) = state.chooseBody(CollectingBodyConsumer(limit: 1000), buffered: 0) else {
             Issue.record("no claim")
             return
@@ -128,9 +128,9 @@ private struct LaggingConsumer: BodyConsumer {
         var state = F.state(maxRequests: 2)
         for index in 1...2 {
             let head = F.head("GET /ping HTTP/1.1\r\nHost: t\r\n\r\n")
-            let action = state.headReceived(head, match: F.match(head), bodyIsBuffered: true, now: start)
+            let action = state.headReceived(head, clientAddress: "a", match: F.match(head), bodyIsBuffered: true, now: start)
             #expect(action == .parse)
-            let exchange = state.dispatch(body: .empty, closesConnection: false, remoteAddress: "a")
+            let exchange = state.dispatch(body: .empty, closesConnection: false)
             #expect(exchange?.closesConnection == (index == 2) && state.phaseName == "handling")
             state.answerQueued(keepAlive: index == 1, now: start)
             let (finished, next) = state.outputDrained(now: start, stopping: false, parserIdle: false)
@@ -143,18 +143,18 @@ private struct LaggingConsumer: BodyConsumer {
     @Test func aBodyNobodyTakes_isPassedOverWhenHere_elseAnsweredThenClosed() {
         var state = F.state()
         let head = F.head("GET /ping HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\n")
-        let action = state.headReceived(head, match: F.match(head), bodyIsBuffered: true, now: start)
+        let action = state.headReceived(head, clientAddress: "a", match: F.match(head), bodyIsBuffered: true, now: start)
         #expect(action == .prepareBody)
         guard case .skip(5) = state.chooseBody(nil, buffered: 5) else { Issue.record("not skipped"); return }
         var waiting = F.state()
-        _ = waiting.headReceived(head, match: F.match(head), bodyIsBuffered: false, now: start)
+        _ = waiting.headReceived(head, clientAddress: "a", match: F.match(head), bodyIsBuffered: false, now: start)
         guard case .dispatchWithoutBody = waiting.chooseBody(nil, buffered: 2) else { Issue.record("read"); return }
     }
 
     @Test func aDeclaredBodyOverTheLimit_is413BeforeAByteIsRead() {
         var state = F.state()
         let head = F.post("/json", length: 5000)
-        _ = state.headReceived(head, match: F.match(head), bodyIsBuffered: false, now: start)
+        _ = state.headReceived(head, clientAddress: "a", match: F.match(head), bodyIsBuffered: false, now: start)
         guard case .refuse(let error) = state.chooseBody(CollectingBodyConsumer(limit: 1000), buffered: 0) else {
             Issue.record("not refused"); return
         }
@@ -164,7 +164,7 @@ private struct LaggingConsumer: BodyConsumer {
     @Test func admission_comesBeforeTheBody_andItsValueGoesToTheHandler() throws {
         var state = F.state()
         let head = F.post("/gated", length: 5, extra: "X-Pass: ash\r\n")
-        guard case .admit(let admission) = state.headReceived(head, match: F.match(head), bodyIsBuffered: false, now: start)
+        guard case .admit(let admission) = state.headReceived(head, clientAddress: "a", match: F.match(head), bodyIsBuffered: false, now: start)
         else { Issue.record("no admission"); return }
         #expect(state.phaseName == "admitting")
         // A worker has it: no clock runs, and a stop leaves it to the worker.
@@ -177,11 +177,11 @@ private struct LaggingConsumer: BodyConsumer {
         _ = state.reserveMemory(now: start) { BodyMemoryBudget(capacity: 100).claim($0, client: "a", onGrant: {}) }
         try state.consume(Array("hello".utf8)[...])
         guard case .bytes(let body) = try state.finishBody() else { Issue.record("no body"); return }
-        let exchange = state.dispatch(body: .bytes(body), closesConnection: false, remoteAddress: "a")
+        let exchange = state.dispatch(body: .bytes(body), closesConnection: false)
         #expect(body == Array("hello".utf8) && exchange?.admitted as? String == "ash")
         // A body already here: admission runs with the handler instead.
         var whole = F.state()
-        let wholeAction = whole.headReceived(head, match: F.match(head), bodyIsBuffered: true, now: start)
+        let wholeAction = whole.headReceived(head, clientAddress: "a", match: F.match(head), bodyIsBuffered: true, now: start)
         #expect(wholeAction == .prepareBody)
     }
 
@@ -193,7 +193,7 @@ private struct LaggingConsumer: BodyConsumer {
         headWaiting.headBegan(now: start)
         let headStop = headWaiting.beginShutdown()
         #expect(headStop == .readWaitingHead)
-        _ = headWaiting.headReceived(F.post("/json", length: 5), match: F.match(F.post("/json", length: 5)),
+        _ = headWaiting.headReceived(F.post("/json", length: 5), clientAddress: "a", match: F.match(F.post("/json", length: 5)),
                                      bodyIsBuffered: true, now: start)
         let headCloses = headWaiting.shutdownAfterReading()
         #expect(!headCloses && headWaiting.closeAfterWrite)
@@ -211,8 +211,8 @@ private struct LaggingConsumer: BodyConsumer {
         #expect(awaitingStop == .carryOn && awaiting.closeAfterWrite)
 
         var handling = F.state()
-        _ = handling.headReceived(F.head("GET /ping HTTP/1.1\r\nHost: t\r\n\r\n"), match: .notFound, bodyIsBuffered: true, now: start)
-        _ = handling.dispatch(body: .empty, closesConnection: false, remoteAddress: "a")
+        _ = handling.headReceived(F.head("GET /ping HTTP/1.1\r\nHost: t\r\n\r\n"), clientAddress: "a", match: .notFound, bodyIsBuffered: true, now: start)
+        _ = handling.dispatch(body: .empty, closesConnection: false)
         let handlingStop = handling.beginShutdown()
         #expect(handlingStop == .carryOn && !handling.closeAfterWrite)
         handling.answerQueued(keepAlive: true, now: start)
@@ -244,7 +244,7 @@ private struct LaggingConsumer: BodyConsumer {
         var state = F.state()
         let lag = LaggingConsumer.Lag()
         let head = F.post("/json", length: 500)
-        _ = state.headReceived(head, match: F.match(head), bodyIsBuffered: false, now: start)
+        _ = state.headReceived(head, clientAddress: "a", match: F.match(head), bodyIsBuffered: false, now: start)
         _ = state.chooseBody(LaggingConsumer(lag: lag), buffered: 0)
         _ = state.reserveMemory(now: start) { BodyMemoryBudget(capacity: 100).claim($0, client: "a", onGrant: {}) }
         let behind = state.bodyIsBehind(untilDone: false, wake: {})

@@ -46,7 +46,7 @@ import TestSupport
 
     private static func describe(_ context: RequestContext, _ bodyBytes: Int) -> Response {
         let lane = context.lane == .heavy ? "heavy" : "standard"
-        let thread = Thread.current.name ?? "?"
+        let thread = ThreadName.current
         return Response(body: Array("\(lane) \(context.admitted as? String ?? "nil") \(bodyBytes) \(thread)".utf8))
     }
 
@@ -70,8 +70,7 @@ import TestSupport
         #expect(record.handlerCalls.load(ordering: .relaxed) == 2 && record.heavyRuns.load(ordering: .relaxed) == 1)
         let standard = try #require(record.standardThread.withLock { $0 }), heavy = try #require(record.heavyThread.withLock { $0 })
         #expect(pthread_equal(standard, heavy) == 0)
-        // The heavy lane's threads are named http-heavy-N (from inside the thread: Linux's
-        // Foundation drops a name set before start()).
+        // The heavy lane's threads are named http-heavy-N, as the kernel sees them.
         let threadName = words.count == 4 ? words[3] : ""
         #expect(threadName.hasPrefix("http-heavy"), "\(answer.text)")
         // The connection goes on, and a standard route stays on the standard lane.

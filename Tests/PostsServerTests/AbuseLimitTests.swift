@@ -48,6 +48,19 @@ import TestSupport
         #expect(refused.header("Retry-After") != nil)
     }
 
+    /// `MAX_CONNECTIONS_PER_IP`: the next connection from the address is closed at once,
+    /// and one that closes gives its place back.
+    @Test func connectionsPastTheLimit_areClosedAtOnce() throws {
+        let app = try TestApplication.start { $0.maxConnectionsPerIP = 2 }
+        defer { app.stop() }
+        var held = try (0..<2).map { _ in try APIClient(port: app.server.port) }
+        for client in held { #expect(try client.get("/api/ping").status == 200) }
+        #expect(try RawHTTPClient(port: app.server.port).waitForClose())
+        held.removeFirst()
+        #expect(eventually { app.server.openConnections == 1 })
+        #expect(try APIClient(port: app.server.port).get("/api/ping").status == 200)
+    }
+
     @Test func streamsPastTheLimit_are429_untilOneCloses() throws {
         let app = try TestApplication.start { $0.maxStreamsPerIP = 2 }
         defer { app.stop() }
@@ -56,7 +69,7 @@ import TestSupport
         #expect(first?.head.status == 200 && second.head.status == 200)
 
         let refused = try RawHTTPClient(port: app.server.port)
-            .exchange("GET /api/events HTTP/1.1\r\nHost: t\r\n\r\n")
+            .exchange("GET /api/events HTTP/1.1\r\nHost: localhost\r\n\r\n")
         #expect(refused.status == 429)
         #expect(refused.json["error"] as? String == "rate_limited")
         #expect(refused.header("Retry-After") == "2")

@@ -19,10 +19,10 @@ import TestSupport
         let port = try #require(process.listeningPort())
         #expect(process.lines.contains { $0.contains("applied migration") && $0.contains("0001_initial_schema.sql") })
         let client = try RawHTTPClient(port: port)
-        let health = try client.exchange("GET /api/health?probe=1 HTTP/1.1\r\nHost: t\r\nX-Request-Id: probe-42\r\n\r\n")
+        let health = try client.exchange("GET /api/health?probe=1 HTTP/1.1\r\nHost: localhost\r\nX-Request-Id: probe-42\r\n\r\n")
         #expect(health.status == 200)
         let access = try #require(process.waitForLine(containing: "request_id=probe-42"))
-        for field in ["info request", "method=GET", "path=/api/health ", "route=/api/health ", "status=200", "bytes=60",
+        for field in ["info request", "client=127.0.0.1", "method=GET", "path=/api/health ", "route=/api/health ", "status=200", "bytes=60",
                       "duration_ms="] {
             #expect(access.contains(field), "\(access)")
         }
@@ -38,7 +38,7 @@ import TestSupport
                                         environment: ["DATABASE_URL": conninfo, "PORT": "0", "LOG_FORMAT": "json"])
         let port = try #require(process.listeningPort())
         let health = try RawHTTPClient(port: port)
-            .exchange("GET /api/health HTTP/1.1\r\nHost: t\r\nX-Request-Id: json-7\r\n\r\n")
+            .exchange("GET /api/health HTTP/1.1\r\nHost: localhost\r\nX-Request-Id: json-7\r\n\r\n")
         #expect(health.status == 200)
         let line = try #require(process.waitForLine(containing: "json-7"))
         let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
@@ -46,6 +46,7 @@ import TestSupport
         #expect(object["level"] as? String == "info")
         #expect(object["time"] is String)
         #expect(object["request_id"] as? String == "json-7")
+        #expect(object["client"] as? String == "127.0.0.1")
         #expect(object["route"] as? String == "/api/health")
         #expect(object["status"] as? Int == 200)
         #expect(object["bytes"] as? Int == 60)
@@ -95,9 +96,11 @@ import TestSupport
     /// The environment's values are invalid: the server starts only if the flags win.
     @Test func flag_winsOverEnvironment() throws {
         let conninfo = try TestDatabase.makeDatabase()
-        let process = try ServerProcess(["serve", "--no-migrate", "--port", "0", "--max-body-memory", "1MiB"],
+        let process = try ServerProcess(["serve", "--no-migrate", "--port", "0", "--max-body-memory", "1MiB",
+                                         "--trusted-proxies", "10.0.0.0/8", "--max-connections-per-ip", "5"],
                                         environment: ["DATABASE_URL": conninfo, "PORT": "notaport",
-                                                      "MAX_BODY_MEMORY": "lots"])
+                                                      "MAX_BODY_MEMORY": "lots", "TRUSTED_PROXIES": "10.0.0.1/8",
+                                                      "MAX_CONNECTIONS_PER_IP": "many"])
         let port = try #require(process.listeningPort())
         #expect(port != 0)
         process.signal(SIGTERM)
@@ -108,6 +111,13 @@ import TestSupport
         let process = try ServerProcess(["serve"], environment: ["DATABASE_URL": "postgres://x@y/z", "PORT": "notaport"])
         #expect(try #require(process.waitForExit()) != 0)
         #expect(process.lines.contains { $0.contains("PORT") })
+    }
+
+    @Test func invalidTrustedProxies_failsAtStartNamingTheEntry() throws {
+        let process = try ServerProcess(["serve", "--trusted-proxies", "10.0.0.0/8,192.168.1.1/16"],
+                                        environment: ["DATABASE_URL": "postgres://x@y/z"])
+        #expect(try #require(process.waitForExit()) != 0)
+        #expect(process.lines.contains { $0.contains("TRUSTED_PROXIES") && $0.contains("192.168.0.0/16") })
     }
 
     @Test func unknownEventLoop_failsNamingTheAcceptedOnes() throws {
@@ -139,11 +149,11 @@ import TestSupport
             #expect(process.waitForLine(containing: "try it: curl") != nil)
             #expect(process.lines.contains { $0.contains("seeded demo users and posts") } == (run == 0))
             let client = try RawHTTPClient(port: port)
-            #expect(try client.exchange("GET /api/health HTTP/1.1\r\nHost: t\r\n\r\n").status == 200)
+            #expect(try client.exchange("GET /api/health HTTP/1.1\r\nHost: localhost\r\n\r\n").status == 200)
             if run == 0 {
                 // dev logs each sign-in code, so no mailer is needed.
                 let body = #"{"email":"dev@example.com"}"#
-                let sent = try client.exchange("POST /api/auth/send-code HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+                let sent = try client.exchange("POST /api/auth/send-code HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
                                                + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)")
                 #expect(sent.status == 200)
                 let logged = try #require(process.waitForLine(containing: "sign-in code"))
@@ -178,7 +188,7 @@ import TestSupport
         #expect(process.waitForLine(containing: "accept failed") != nil)
         held.removeAll()
         let client = try RawHTTPClient(port: port, timeout: .seconds(10))
-        #expect(try client.exchange("GET /api/ping HTTP/1.1\r\nHost: t\r\n\r\n").status == 200)
+        #expect(try client.exchange("GET /api/ping HTTP/1.1\r\nHost: localhost\r\n\r\n").status == 200)
         process.signal(SIGTERM)
         #expect(process.waitForExit() == 0)
     }

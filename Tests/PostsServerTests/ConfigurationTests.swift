@@ -14,6 +14,8 @@ import Testing
         #expect(configuration.rateLimitPerIP == 120)
         #expect(configuration.databasePoolSize >= 2)
         #expect(configuration.maxConnections == 10_000)
+        #expect(configuration.maxConnectionsPerIP == 256)
+        #expect(configuration.trustedProxies.isEmpty)
         #expect(configuration.maxRequestsPerConnection == 10_000)
         #expect(configuration.maxStreamsPerIP == 100)
         #expect(configuration.maxBodyMemory == 64 * 1024 * 1024)
@@ -27,6 +29,7 @@ import Testing
             "AUTH_MODE": "trust", "DB_POOL_SIZE": "3", "LOG_FORMAT": "json", "RATE_LIMIT_IP": "0",
             "MAX_CONNECTIONS": "500", "MAX_BODY_MEMORY": "2MiB", "MAX_REQUESTS_PER_CONNECTION": "1000",
             "MAX_STREAMS_PER_IP": "0", "BLOCKED_WORDS_FILE": "/etc/posts/blocked-words.txt",
+            "MAX_CONNECTIONS_PER_IP": "0", "TRUSTED_PROXIES": "10.0.0.0/8, fd00::/8",
         ])
         #expect(configuration.databaseURL == "postgres://a@b/c")
         #expect(configuration.host == "::1")
@@ -40,6 +43,21 @@ import Testing
         #expect(configuration.maxRequestsPerConnection == 1000)
         #expect(configuration.maxStreamsPerIP == 0)
         #expect(configuration.blockedWordsFile == "/etc/posts/blocked-words.txt")
+        #expect(configuration.maxConnectionsPerIP == 0)
+        #expect(configuration.trustedProxies.networks.map(\.description) == ["10.0.0.0/8", "fd00::/8"])
+    }
+
+    /// A typo in TRUSTED_PROXIES must stop the start, not trust the wrong network.
+    @Test func trustedProxies_refusesWhatIsNotANetwork_sayingWhy() {
+        let malformed = #expect(throws: Configuration.Invalid.self) {
+            try Configuration.fromEnvironment(["TRUSTED_PROXIES": "10.0.0.0/8, 10.0.0/24"])
+        }
+        #expect(malformed?.description == "TRUSTED_PROXIES must be comma-separated IPv4 or IPv6 networks or addresses, "
+            + "like 10.0.0.0/8, 2001:db8::/32, 192.0.2.7: \"10.0.0/24\" is not an address or a network")
+        let hostBits = #expect(throws: Configuration.Invalid.self) {
+            try Configuration.fromEnvironment(["TRUSTED_PROXIES": "172.16.5.4/12"])
+        }
+        #expect(hostBits?.description.hasSuffix("\"172.16.5.4/12\" has bits set past its prefix (the network is 172.16.0.0/12)") == true)
     }
 
     /// API.md: at least 1,000 requests per connection are served.
@@ -60,7 +78,8 @@ import Testing
     }
 
     @Test(arguments: [("PORT", "http"), ("PORT", "70000"), ("DB_POOL_SIZE", "0"), ("AUTH_MODE", "open"),
-                      ("LOG_FORMAT", "xml"), ("RATE_LIMIT_IP", "-1"), ("MAX_CONNECTIONS", "0"),
+                      ("LOG_FORMAT", "xml"), ("RATE_LIMIT_IP", "-1"), ("MAX_CONNECTIONS", "0"), ("MAX_CONNECTIONS_PER_IP", "-1"),
+                      ("TRUSTED_PROXIES", "everyone"),
                       ("MAX_BODY_MEMORY", "64MB"), ("MAX_BODY_MEMORY", "512KiB")])
     func invalidValues_nameTheirVariable(_ name: String, _ value: String) {
         do {

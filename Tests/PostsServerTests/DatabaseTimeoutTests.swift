@@ -36,7 +36,7 @@ import TestSupport
         let client = try RawHTTPClient(port: server.port, timeout: .seconds(10))
         for _ in 0..<2 {
             let started = ContinuousClock.now
-            let locked = try client.exchange("GET /locked HTTP/1.1\r\nHost: t\r\n\r\n")
+            let locked = try client.exchange("GET /locked HTTP/1.1\r\nHost: localhost\r\n\r\n")
             let waited = ContinuousClock.now - started
             #expect(locked.status == 503)
             #expect(locked.json["error"] as? String == "unavailable")
@@ -50,7 +50,7 @@ import TestSupport
         #expect(ContinuousClock.now - lockedAt >= Self.lockHeld)
         #expect(statuses.count >= 40, "only \(statuses.count) health checks")
         #expect(statuses.allSatisfy { $0 == 200 }, "health answered \(Set(statuses))")
-        #expect(try client.exchange("GET /locked HTTP/1.1\r\nHost: t\r\n\r\n").status == 200)
+        #expect(try client.exchange("GET /locked HTTP/1.1\r\nHost: localhost\r\n\r\n").status == 200)
     }
 
     /// The statuses of `/api/health` asked about every 100 ms on a client of its own, until
@@ -62,7 +62,7 @@ import TestSupport
             do {
                 let client = try RawHTTPClient(port: port)
                 while ContinuousClock.now < deadline {
-                    statuses.append(try client.exchange("GET /api/health HTTP/1.1\r\nHost: t\r\n\r\n").status)
+                    statuses.append(try client.exchange("GET /api/health HTTP/1.1\r\nHost: localhost\r\n\r\n").status)
                     Thread.sleep(forTimeInterval: 0.1)  // the polling pace, not a synchronisation
                 }
             } catch {

@@ -1,4 +1,5 @@
 import Foundation
+import HTTP
 import PostsServer
 import Testing
 import TestSupport
@@ -64,6 +65,31 @@ import TestSupport
         #expect(Self.files(app).isEmpty)
         let posts: Int = try app.pool.withConnection { try $0.query("SELECT count(*) AS n FROM posts").first!.decode("n") }
         #expect(posts == 0)
+    }
+
+    /// Behind a trusted balancer the limit is the forwarded client's, decided from the head
+    /// all the same: its upload costs no disk, and another client behind it is served.
+    @Test func anUploadPastTheRateLimit_behindATrustedProxy_is429FromItsHead() throws {
+        let app = try TestApplication.start { configuration in
+            configuration.rateLimitPerIP = 1
+            configuration.trustedProxies = try! TrustedProxies(parsing: "127.0.0.1")
+        }
+        defer { app.stop() }
+        let client = try RawHTTPClient(port: app.server.port)
+        let first = try client.exchange("""
+            POST /api/auth/send-code HTTP/1.1\r\nHost: localhost\r\nX-Forwarded-For: 198.51.100.1\r\n\
+            Content-Type: application/json\r\nContent-Length: 27\r\n\r\n{"email":"ash@example.com"}
+            """)
+        #expect(first.status == 200)
+        let (head, start) = Self.upload(headers: "X-User-Email: ash@example.com\r\nX-Forwarded-For: 198.51.100.1\r\n")
+        try client.send(head)
+        try client.send(start)
+        #expect(try client.readResponse().status == 429)
+        #expect(client.waitForClose())
+        #expect(Self.files(app).isEmpty)
+        let other = try APIClient(port: app.server.port).send("POST", "/api/posts", json: ["title": "t", "summary": "s", "body": "b"],
+                                                               headers: ["X-User-Email": "brock@example.com", "X-Forwarded-For": "198.51.100.2"])
+        #expect(other.status == 201)
     }
 
     /// A small request whose body is already in: admission runs with the handler, and a

@@ -7,9 +7,9 @@ import TestSupport
         let app = try TestApplication.start()
         defer { app.stop() }
         let client = try RawHTTPClient(port: app.server.port)
-        let ping = try client.exchange("GET /api/ping HTTP/1.1\r\nHost: t\r\n\r\n")
+        let ping = try client.exchange("GET /api/ping HTTP/1.1\r\nHost: localhost\r\n\r\n")
         #expect(ping.text == #"{"status":"success","message":"pong"}"#)
-        let health = try client.exchange("GET /api/health HTTP/1.1\r\nHost: t\r\n\r\n")
+        let health = try client.exchange("GET /api/health HTTP/1.1\r\nHost: localhost\r\n\r\n")
         #expect(health.status == 200)
         #expect(health.text == #"{"status":"success","database":"ok","mail":"not_configured"}"#)
     }
@@ -20,21 +20,21 @@ import TestSupport
         let app = try TestApplication.start(conninfo: cluster.conninfo())
         defer { app.stop() }
         let client = try RawHTTPClient(port: app.server.port, timeout: .seconds(10))
-        #expect(try client.exchange("GET /api/health HTTP/1.1\r\nHost: t\r\n\r\n").status == 200)
+        #expect(try client.exchange("GET /api/health HTTP/1.1\r\nHost: localhost\r\n\r\n").status == 200)
 
         try cluster.stop()
         for _ in 0..<3 {
             let started = ContinuousClock.now
-            let down = try client.exchange("GET /api/health HTTP/1.1\r\nHost: t\r\n\r\n")
+            let down = try client.exchange("GET /api/health HTTP/1.1\r\nHost: localhost\r\n\r\n")
             #expect(down.status == 503)
             #expect(down.json["error"] as? String == "unavailable")
             #expect(down.header("Retry-After") != nil)
             #expect(ContinuousClock.now - started < .seconds(5))
         }
-        #expect(try client.exchange("GET /api/ping HTTP/1.1\r\nHost: t\r\n\r\n").status == 200)
+        #expect(try client.exchange("GET /api/ping HTTP/1.1\r\nHost: localhost\r\n\r\n").status == 200)
 
         try cluster.start()
-        let back = try client.exchange("GET /api/health HTTP/1.1\r\nHost: t\r\n\r\n")
+        let back = try client.exchange("GET /api/health HTTP/1.1\r\nHost: localhost\r\n\r\n")
         #expect(back.status == 200)
     }
 }

@@ -95,7 +95,7 @@ import TestSupport
         let url = try #require(try APIClient(port: app.server.port).createdPost(email: "ash@example.com", .wideJPEG)["image_url"] as? String)
         let before = try Self.sizesMade(app)
         let clients = try (0..<8).map { _ in try RawHTTPClient(port: app.server.port, timeout: .seconds(20)) }
-        for client in clients { try client.send("GET \(url)?width=640 HTTP/1.1\r\nHost: t\r\n\r\n") }
+        for client in clients { try client.send("GET \(url)?width=640 HTTP/1.1\r\nHost: localhost\r\n\r\n") }
         let answers = try clients.map { try $0.readResponse() }
         #expect(answers.allSatisfy { $0.status == 200 }, "\(answers.map(\.status))")
         #expect(Set(answers.map(\.body)).count == 1 && answers[0].body.count > 0)

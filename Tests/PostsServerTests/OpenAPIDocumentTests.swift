@@ -58,7 +58,7 @@ import TestSupport
         let app = try TestApplication.start()
         defer { app.stop() }
         let connection = try RawHTTPClient(port: app.server.port)
-        try connection.send("GET /api/events HTTP/1.1\r\nHost: t\r\n\r\n")
+        try connection.send("GET /api/events HTTP/1.1\r\nHost: localhost\r\n\r\n")
         let head = try connection.readHead()
         #expect(head.status == 200)
         #expect(head.header("Content-Type") == "text/event-stream")

@@ -92,7 +92,7 @@ import TestSupport
         for authorization in ["", "Authorization: Bearer x\r\n", "Authorization: Basic YTpi\r\n"] {
             let client = try RawHTTPClient(port: app.server.port)
             try client.send("""
-                POST /api/posts HTTP/1.1\r\nHost: t\r\nContent-Type: \(MultipartBody.contentType)\r\n\
+                POST /api/posts HTTP/1.1\r\nHost: localhost\r\nContent-Type: \(MultipartBody.contentType)\r\n\
                 \(authorization)Content-Length: 10000000\r\n\r\n
                 """)
             let response = try client.readResponse()

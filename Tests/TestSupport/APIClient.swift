@@ -30,7 +30,8 @@ public final class APIClient: @unchecked Sendable {
     @discardableResult
     public func send(_ method: String, _ path: String, body: [UInt8]?, contentType: String?,
                      headers extra: [String: String] = [:]) throws -> RawHTTPClient.Response {
-        var head = "\(method) \(path) HTTP/1.1\r\nHost: test\r\n"
+        // As a developer's client names the server: trust mode refuses other names (403).
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: localhost\r\n"
         for (name, value) in headers.merging(extra, uniquingKeysWith: { $1 }) { head += "\(name): \(value)\r\n" }
         if let contentType { head += "Content-Type: \(contentType)\r\n" }
         if let body { head += "Content-Length: \(body.count)\r\n" }

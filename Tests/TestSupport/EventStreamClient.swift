@@ -21,7 +21,7 @@ public final class EventStreamClient: @unchecked Sendable {
 
     public init(port: Int, query: String = "", headers: [String: String] = [:], timeout: Duration = .seconds(20)) throws {
         connection = try RawHTTPClient(port: port, timeout: timeout)
-        var request = "GET /api/events\(query.isEmpty ? "" : "?" + query) HTTP/1.1\r\nHost: test\r\n"
+        var request = "GET /api/events\(query.isEmpty ? "" : "?" + query) HTTP/1.1\r\nHost: localhost\r\n"
         for (name, value) in headers { request += "\(name): \(value)\r\n" }
         try connection.send(request + "\r\n")
         head = try connection.readHead()

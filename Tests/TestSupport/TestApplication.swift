@@ -7,6 +7,7 @@ import PostsServer
 public enum TestApplication {
     public static func start(
         conninfo: String? = nil,
+        accessLog: (any AccessLog)? = nil,
         configure: (inout Configuration) -> Void = { _ in }
     ) throws -> Application {
         var configuration = Configuration()
@@ -21,7 +22,7 @@ public enum TestApplication {
         configure(&configuration)
         var logger = Logger(label: "test-app")
         logger.logLevel = .critical
-        return try Application(configuration: configuration, logger: logger, accessLog: SilentAccessLog())
+        return try Application(configuration: configuration, logger: logger, accessLog: accessLog ?? SilentAccessLog())
     }
 }
 

@@ -6,6 +6,7 @@ import PostsServer
 public enum TestHTTPServer {
     public static func start(
         host: String = "127.0.0.1",
+        accessLog: (any AccessLog)? = nil,
         configure: (inout ServerConfiguration) -> Void = { _ in },
         routes: (inout Router) -> Void
     ) throws -> Server {
@@ -20,6 +21,6 @@ public enum TestHTTPServer {
         routes(&router)
         var logger = Logger(label: "test-server")
         logger.logLevel = .warning
-        return try Server(configuration: configuration, router: router, logger: logger)
+        return try Server(configuration: configuration, router: router, logger: logger, accessLog: accessLog)
     }
 }

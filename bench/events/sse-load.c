@@ -354,7 +354,7 @@ static int body_feed(uint32_t i, const char *p, size_t n, uint64_t t) {
     return s->cstate == CS_END ? 1 : 0;
 }
 
-static const char sub_request[] = "GET /api/events HTTP/1.1\r\nHost: bench\r\n\r\n";
+static const char sub_request[] = "GET /api/events HTTP/1.1\r\nHost: localhost\r\n\r\n";
 
 static void sub_launch(uint32_t i) {
     sub_t *s = &subs[i];
@@ -611,7 +611,7 @@ static void *writer_main(void *arg) {
         }
         int blen = snprintf(body, sizeof body, "{\"title\":\"bench-%u\",\"summary\":\"s\",\"body\":\"b\"}", k);
         int rlen = snprintf(req, sizeof req,
-                            "POST /api/posts HTTP/1.1\r\nHost: bench\r\nX-User-Email: bench@example.com\r\n"
+                            "POST /api/posts HTTP/1.1\r\nHost: localhost\r\nX-User-Email: bench@example.com\r\n"
                             "Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
                             blen, body);
         uint64_t t = now_ns();

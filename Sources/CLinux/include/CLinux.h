@@ -71,4 +71,8 @@ char *const *clinux_environment(void);
 /// eventfd with EFD_NONBLOCK | EFD_CLOEXEC: the epoll loop's wake-up counter.
 int clinux_eventfd_nonblocking(void);
 #endif
+/// Names the calling thread (at most 15 bytes are kept on Linux), and reads its name:
+/// pthread_setname_np and pthread_getname_np differ between glibc and Darwin.
+int clinux_set_thread_name(const char *name);
+int clinux_thread_name(char *buffer, size_t length);
 #endif

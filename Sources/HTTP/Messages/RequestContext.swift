@@ -8,6 +8,9 @@ public struct RequestContext: Sendable {
     public let parameters: Parameters
     /// The matched route's pattern, or nil when no route matched.
     public let route: String?
+    /// The client's address: the TCP peer's, or when the peer is a trusted proxy, the one
+    /// its `X-Forwarded-For` names (`ServerConfiguration.trustedProxies`). What per-client
+    /// limits count against.
     public let remoteAddress: String
     /// What the route's `Admission` returned for this request; nil when it has none.
     public let admitted: (any Sendable)?

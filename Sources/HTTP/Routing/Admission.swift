@@ -11,7 +11,8 @@
 /// route that `runsOnEventLoop` runs its admission there too: give such a route only an
 /// admission that never blocks.
 public struct Admission: Sendable {
-    /// What admission sees: the head and the client's address.
+    /// What admission sees: the head and the client's address (behind a trusted proxy, the
+    /// one its `X-Forwarded-For` names: see `RequestContext.remoteAddress`).
     public typealias Decide = @Sendable (_ head: RequestHead, _ remoteAddress: String) throws -> any Sendable
 
     private let decide: Decide

@@ -12,6 +12,21 @@ public struct AccessLogEntry: Sendable {
     public let bytes: Int
     public let durationNanoseconds: UInt64
     public let requestID: String
+    /// The client's address: the peer's, or behind a trusted proxy the one its
+    /// `X-Forwarded-For` names (`TrustedProxies`), the address every per-client limit used.
+    public let client: String
+
+    public init(method: String, path: Substring, route: String?, status: Int, bytes: Int,
+                durationNanoseconds: UInt64, requestID: String, client: String) {
+        self.method = method
+        self.path = path
+        self.route = route
+        self.status = status
+        self.bytes = bytes
+        self.durationNanoseconds = durationNanoseconds
+        self.requestID = requestID
+        self.client = client
+    }
 }
 
 /// Where access-log lines go: one per request. A protocol of its own because it runs for
@@ -28,7 +43,7 @@ public struct LoggerAccessLog: AccessLog {
 
     public func record(_ entry: AccessLogEntry) {
         logger.info("request", metadata: [
-            "method": .string(entry.method), "path": .string(String(entry.path)),
+            "client": .string(entry.client), "method": .string(entry.method), "path": .string(String(entry.path)),
             "route": .string(entry.route ?? "-"),
             "status": .stringConvertible(entry.status), "bytes": .stringConvertible(entry.bytes),
             "duration_ms": .string(AccessLogEntry.milliseconds(entry.durationNanoseconds)),

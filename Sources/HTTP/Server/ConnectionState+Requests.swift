@@ -45,9 +45,9 @@ extension ConnectionState {
     /// The head is complete: the request is in flight from now on. `bodyIsBuffered`: the
     /// whole body is in the parser's buffer already, so admission (if any) runs with the
     /// handler rather than costing a hand-off of its own.
-    mutating func headReceived(_ head: RequestHead, match: Router.Match, bodyIsBuffered: Bool,
+    mutating func headReceived(_ head: RequestHead, clientAddress: String, match: Router.Match, bodyIsBuffered: Bool,
                                now: UInt64) -> HeadAction {
-        let request = Request(head: head, match: match, receivedAt: now)
+        let request = Request(head: head, clientAddress: clientAddress, match: match, receivedAt: now)
         if head.hasBody, !bodyIsBuffered, case .found(let route, _) = match, let admission = route.admission {
             phase = .admitting(request)
             return .admit(admission)
@@ -145,13 +145,13 @@ extension ConnectionState {
     }
 
     /// The request goes to its handler. `closesConnection`: its body was left unread.
-    mutating func dispatch(body: RequestBody, closesConnection: Bool, remoteAddress: String) -> ServerCore.Exchange? {
+    mutating func dispatch(body: RequestBody, closesConnection: Bool) -> ServerCore.Exchange? {
         guard let request else { return nil }
         phase = .handling(request)
         requestsDispatched += 1
         let isLast = closesConnection || requestsDispatched >= maxRequestsPerConnection
         if isLast { closeAfterWrite = true }
-        return ServerCore.Exchange(head: request.head, body: body, match: request.match, remoteAddress: remoteAddress,
+        return ServerCore.Exchange(head: request.head, body: body, match: request.match, clientAddress: request.clientAddress,
                                    receivedAt: request.receivedAt, closesConnection: isLast, admitted: request.admitted)
     }
 

@@ -10,6 +10,8 @@ struct ConnectionState {
     /// its answer it counts as in flight (a stop waits for it).
     struct Request {
         let head: RequestHead
+        /// Whom the request counts against: the peer, or the client a trusted proxy names.
+        let clientAddress: String
         let match: Router.Match
         let receivedAt: UInt64
         var consumer: (any BodyConsumer)?

@@ -62,8 +62,7 @@ final class EventLoop: @unchecked Sendable {
 
     func start() {
         let thread = Thread { [self] in
-            // Named from inside (see WorkerPool): Linux drops a name set before start().
-            Thread.current.name = "http-loop-\(index)"
+            ThreadName.set("http-loop-\(index)")
             run()
             finished.signal()
         }
@@ -122,17 +121,26 @@ final class EventLoop: @unchecked Sendable {
     private func acceptConnections(upTo limit: Int) {
         for _ in 0..<limit {
             switch Socket.accept(listener) {
-            case .accepted(let fd, let remoteAddress):
-                // Past the cap a connection is accepted (so it leaves the backlog and the
+            case .accepted(let fd, let peerAddress):
+                // Past a cap a connection is accepted (so it leaves the backlog and the
                 // listener stops being readable) and closed: the client learns at once.
                 guard core.connectionCount < core.configuration.maxConnections else {
                     core.connectionRefused()
                     Socket.close(fd)
                     continue
                 }
+                let countedAs: String?
+                switch core.connectionsPerAddress.claim(peer: peerAddress) {
+                case .refused:
+                    core.connectionRefused()
+                    Socket.close(fd)
+                    continue
+                case .uncounted: countedAs = nil
+                case .counted(let key): countedAs = key
+                }
                 nextID += 1
                 let id = UInt64(index) << 48 | nextID
-                let connection = HTTPConnection(id: id, fd: fd, remoteAddress: remoteAddress, loop: self)
+                let connection = HTTPConnection(id: id, fd: fd, peerAddress: peerAddress, countedAs: countedAs, loop: self)
                 connections.withLock { $0[id] = connection }
                 core.connectionOpened()
                 do {

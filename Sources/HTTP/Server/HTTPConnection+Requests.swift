@@ -66,11 +66,20 @@ extension HTTPConnection {
         let match = core.router.match(method: head.method, path: head.path)
         var bodyIsBuffered = false
         if case .contentLength(let length) = head.framing { bodyIsBuffered = parser.bufferedByteCount >= length }
-        switch state.headReceived(head, match: match, bodyIsBuffered: bodyIsBuffered, now: Self.now()) {
+        switch state.headReceived(head, clientAddress: clientAddress(of: head), match: match,
+                                  bodyIsBuffered: bodyIsBuffered, now: Self.now()) {
         case .parse: return nil
         case .admit(let admission): return .admit(admission)
         case .prepareBody: return prepareBody(of: head, match: match)
         }
+    }
+
+    /// Whom the request counts against (rate limits, quotas, the body budget's shares) and
+    /// the access log names: the peer, unless it is a trusted proxy (`TrustedProxies`).
+    private func clientAddress(of head: RequestHead) -> String {
+        guard peerIsTrustedProxy else { return peerAddress }
+        return core.configuration.trustedProxies.clientAddress(behindTrusted: peerAddress,
+                                                               forwardedFor: head.headers.values(of: "X-Forwarded-For"))
     }
 
     /// The route's admission has let the request in (on a worker, which owns the
@@ -111,8 +120,9 @@ extension HTTPConnection {
     /// Claims the body's memory from the budget, or waits its turn without reading on. Nil
     /// once it has it and the body may be read.
     func reserveBodyMemory() -> Step? {
-        let action = state.reserveMemory(now: Self.now()) { [core, wakeOnLoop, remoteAddress] wanted in
-            core.bodyMemory.claim(wanted, client: ClientKey.of(remoteAddress), onGrant: wakeOnLoop)
+        let client = ClientKey.of(state.request?.clientAddress ?? peerAddress)
+        let action = state.reserveMemory(now: Self.now()) { [core, wakeOnLoop] wanted in
+            core.bodyMemory.claim(wanted, client: client, onGrant: wakeOnLoop)
         }
         switch action {
         case .none:
@@ -140,7 +150,7 @@ extension HTTPConnection {
     }
 
     private func dispatch(body: RequestBody, closesConnection: Bool) -> Step {
-        guard let exchange = state.dispatch(body: body, closesConnection: closesConnection, remoteAddress: remoteAddress)
+        guard let exchange = state.dispatch(body: body, closesConnection: closesConnection)
         else { return .close }
         return .handle(exchange)
     }
@@ -153,7 +163,8 @@ extension HTTPConnection {
         // Its body will not be read: the memory goes back (or the line is left) before the
         // answer, which a waiting client may see at once.
         if let ticket { core.bodyMemory.giveBack(ticket) }
-        outbox += core.render(error, head: request?.head, route: request?.match.pattern, since: request?.receivedAt)
+        outbox += core.render(error, head: request?.head, route: request?.match.pattern, since: request?.receivedAt,
+                              client: request?.clientAddress ?? peerAddress)
         guard flush() else { return .close }
         // Answered: no longer in flight, even while the connection lingers.
         return hasPendingOutput ? .awaitOutput : afterWrite()

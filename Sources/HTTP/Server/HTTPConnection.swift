@@ -34,7 +34,13 @@ final class HTTPConnection: @unchecked Sendable {
     /// Strong: a worker may finish with this connection after the server has stopped.
     let loop: EventLoop
     let core: ServerCore
-    let remoteAddress: String
+    /// The TCP peer's address. The client's may differ (`clientAddress(of:)`).
+    let peerAddress: String
+    /// The peer is a trusted proxy: its requests' `X-Forwarded-For` names their client.
+    let peerIsTrustedProxy: Bool
+    /// The key this connection is counted under against `maxConnectionsPerIP`, given back
+    /// when it closes; nil when it is not counted.
+    private let countedAs: String?
     private let ownedByWorker = Atomic<Bool>(false)
     /// Wakes this connection on its loop: memory granted, an upload's writes caught up.
     let wakeOnLoop: @Sendable () -> Void
@@ -48,12 +54,14 @@ final class HTTPConnection: @unchecked Sendable {
     var pendingFile: (body: FileBody, offset: Int)?
     var stream: OpenStream?
 
-    init(id: UInt64, fd: Int32, remoteAddress: String, loop: EventLoop) {
+    init(id: UInt64, fd: Int32, peerAddress: String, countedAs: String?, loop: EventLoop) {
         self.id = id
         self.socket = ConnectionSocket(fd: fd)
-        self.remoteAddress = remoteAddress
+        self.peerAddress = peerAddress
+        self.countedAs = countedAs
         self.loop = loop
         self.core = loop.core
+        self.peerIsTrustedProxy = loop.core.configuration.trustedProxies.trusts(peer: peerAddress)
         self.wakeOnLoop = { [loop] in loop.schedule(id) }
         self.parser = RequestParser(limits: loop.core.configuration.limits)
         self.state = ConnectionState(timeouts: loop.core.timeouts,
@@ -188,7 +196,7 @@ final class HTTPConnection: @unchecked Sendable {
             return refuse(core.busyError)
         }
         do {
-            return admitted(try admission.admit(request.head, remoteAddress: remoteAddress))
+            return admitted(try admission.admit(request.head, remoteAddress: request.clientAddress))
         } catch {
             let requestID = RequestID.from(request.head.headers["X-Request-Id"])
             return refuse(core.httpError(for: error, route: route.pattern, requestID: requestID))
@@ -251,5 +259,6 @@ final class HTTPConnection: @unchecked Sendable {
         loop.forget(socket.fd, id: id)
         socket.close()
         core.connectionClosed()
+        if let countedAs { core.connectionsPerAddress.release(countedAs) }
     }
 }

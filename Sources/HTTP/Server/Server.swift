@@ -44,7 +44,8 @@ public final class Server: Sendable {
     public var baseURL: String { Self.baseURL(host: host, port: port) }
 
     public var openConnections: Int { core.connectionCount }
-    /// Connections closed at once because `maxConnections` were open.
+    /// Connections closed at once because `maxConnections` were open, or
+    /// `maxConnectionsPerIP` from their address.
     public var refusedConnections: Int { core.refusedConnectionCount }
     /// Bytes of the body budget reserved by requests being received.
     public var bodyMemoryInUse: Int { core.bodyMemory.inUse }

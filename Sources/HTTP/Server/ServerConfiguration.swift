@@ -24,6 +24,15 @@ public struct ServerConfiguration: Sendable {
     public var maxQueueWait: Duration = .seconds(3)
     /// Open connections; a new one past this is accepted and closed at once.
     public var maxConnections = 10_000
+    /// Open connections from one peer address (an IPv6 host by its /64, see `ClientKey`);
+    /// a new one past this is accepted and closed at once. 0 turns it off. Trusted proxies
+    /// are not counted: each of their connections carries many clients.
+    public var maxConnectionsPerIP = 256
+    /// Peers whose `X-Forwarded-For` names the client (`TrustedProxies`): then that address
+    /// is the request's `RequestContext.remoteAddress`, what admission and the access log
+    /// see, and whose share of the body budget it takes. From other peers the header is
+    /// ignored.
+    public var trustedProxies = TrustedProxies.none
     /// Requests on one connection: the answer to the last says `Connection: close`, so no
     /// client keeps one connection (and its place in a loop) forever.
     public var maxRequestsPerConnection = 10_000

@@ -10,7 +10,9 @@ final class ServerCore: Sendable {
         let head: RequestHead
         let body: RequestBody
         let match: Router.Match
-        let remoteAddress: String
+        /// The client's address (`TrustedProxies`): the peer's, or the one its
+        /// `X-Forwarded-For` names when the peer is a trusted proxy.
+        let clientAddress: String
         let receivedAt: UInt64
         /// The body was left unread: the connection cannot carry another request.
         let closesConnection: Bool
@@ -42,6 +44,7 @@ final class ServerCore: Sendable {
     let workers: WorkerPool
     let heavyWorkers: WorkerPool
     let bodyMemory: BodyMemoryBudget
+    let connectionsPerAddress: ConnectionsPerAddress
     let logger: Logger
     let accessLog: any AccessLog
     private let stopping = Atomic<Bool>(false)
@@ -56,6 +59,8 @@ final class ServerCore: Sendable {
         self.logger = logger
         self.accessLog = accessLog ?? LoggerAccessLog(logger: logger)
         self.bodyMemory = BodyMemoryBudget(capacity: configuration.maxBodyMemory)
+        self.connectionsPerAddress = ConnectionsPerAddress(limit: configuration.maxConnectionsPerIP,
+                                                           trustedProxies: configuration.trustedProxies)
         self.workers = WorkerPool(threads: configuration.workerThreads, name: "http-worker")
         self.heavyWorkers = WorkerPool(threads: configuration.heavyWorkerThreads, name: "http-heavy")
     }
@@ -73,6 +78,7 @@ final class ServerCore: Sendable {
     var refusedConnectionCount: Int { refusedConnections.load(ordering: .relaxed) }
     func connectionOpened() { openConnections.add(1, ordering: .relaxed) }
     func connectionClosed() { openConnections.subtract(1, ordering: .relaxed) }
+    /// A connection closed at once: `maxConnections` were open, or its address's share.
     func connectionRefused() { refusedConnections.add(1, ordering: .relaxed) }
 
     /// A request is in flight from the moment its head has arrived until its answer is out.
@@ -101,10 +107,10 @@ final class ServerCore: Sendable {
                                  headers: HTTPHeaders([("Allow", allow)])))
         case .found(let route, let parameters):
             do {
-                let admitted = try exchange.admitted ?? route.admission?.admit(head, remoteAddress: exchange.remoteAddress)
+                let admitted = try exchange.admitted ?? route.admission?.admit(head, remoteAddress: exchange.clientAddress)
                 exchange.admitted = admitted
                 let context = RequestContext(requestID: requestID, logger: logger, parameters: parameters,
-                                             route: route.pattern, remoteAddress: exchange.remoteAddress,
+                                             route: route.pattern, remoteAddress: exchange.clientAddress,
                                              admitted: admitted, lane: exchange.lane)
                 let request = try Request(head: head, content: exchange.body)
                 response = try route.handler(request, context)
@@ -169,19 +175,20 @@ final class ServerCore: Sendable {
             }
         }
         logAccess(method: head.method.rawValue, target: head.target, route: exchange.match.pattern, status: response.status.code,
-                  bytes: sendsBody ? response.body.length ?? 0 : 0, since: exchange.receivedAt, requestID: requestID)
+                  bytes: sendsBody ? response.body.length ?? 0 : 0, since: exchange.receivedAt, requestID: requestID,
+                  client: exchange.clientAddress)
         return answer
     }
 
     /// The bytes of a refusal made before any handler ran; the connection closes after it.
     /// `head` and `route`: what is known of the request refused (nothing when its head was
-    /// the trouble).
-    func render(_ error: HTTPError, head: RequestHead?, route: String?, since: UInt64?) -> [UInt8] {
+    /// the trouble); `client`: its client's address, or the peer's when its head was.
+    func render(_ error: HTTPError, head: RequestHead?, route: String?, since: UInt64?, client: String) -> [UInt8] {
         let requestID = head.map { RequestID.from($0.headers["X-Request-Id"]) } ?? RequestID.make()
         let response = render(error)
         logAccess(method: head?.method.rawValue ?? "-", target: head?.target ?? "-", route: route, status: error.status.code,
                   bytes: response.body.length ?? 0, since: since ?? DispatchTime.now().uptimeNanoseconds,
-                  requestID: requestID)
+                  requestID: requestID, client: client)
         return response.serializeHead(requestID: requestID, date: HTTPDate.now(), keepAlive: false, version: .http1_1)
             + (response.body.inlineBytes ?? [])
     }
@@ -192,11 +199,11 @@ final class ServerCore: Sendable {
     }
 
     private func logAccess(method: String, target: String, route: String?, status: Int, bytes: Int, since: UInt64,
-                           requestID: String) {
+                           requestID: String, client: String) {
         let path = target.firstIndex(of: "?").map { target[..<$0] } ?? Substring(target)
         accessLog.record(AccessLogEntry(method: method, path: path, route: route, status: status, bytes: bytes,
                                         durationNanoseconds: DispatchTime.now().uptimeNanoseconds &- since,
-                                        requestID: requestID))
+                                        requestID: requestID, client: client))
     }
 }
 

@@ -31,9 +31,7 @@ final class WorkerPool: Sendable {
             finished.enter()
             let threadName = "\(name)-\(index)"
             let thread = Thread { [self] in
-                // Named from inside: on Linux a name set before start() is dropped, and
-                // top -H, gdb and perf would show the creator's name instead.
-                Thread.current.name = threadName
+                ThreadName.set(threadName)
                 runJobs()
                 finished.leave()
             }

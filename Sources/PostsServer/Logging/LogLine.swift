@@ -75,6 +75,7 @@ public struct LineAccessLog: AccessLog {
         // Alphabetical, as the general log orders its metadata.
         StandardOutput.write(LogLine.make(format: format, level: "info", message: "request", fields: [
             .number("bytes", String(entry.bytes)),
+            LogField("client", entry.client),
             .number("duration_ms", AccessLogEntry.milliseconds(entry.durationNanoseconds)),
             LogField("method", entry.method),
             LogField("path", String(entry.path)),
