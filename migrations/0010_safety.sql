@@ -28,6 +28,9 @@ CREATE INDEX mutes_listed_idx ON mutes (muter_id, created_at DESC, muted_id DESC
 
 -- Roles are granted by the operator only (`posts-server role EMAIL ROLE`); a suspended
 -- user's tokens are revoked and its content hidden until it is unsuspended.
+-- Versions come from a sequence of their own, never restarted (a development reset restarts
+-- user ids, and a new user 1 must not meet the old one's cached sets).
+CREATE SEQUENCE relations_versions;
 ALTER TABLE users
     ADD COLUMN relations_version bigint NOT NULL DEFAULT 0,
     ADD COLUMN role text NOT NULL DEFAULT 'user' CHECK (role IN ('user', 'moderator', 'admin')),

@@ -70,6 +70,9 @@ import TestSupport
             #expect(try viewer.get("/api/posts/\(otherPost)/likes").status == 404)
             #expect(try viewer.get("/api/posts/\(otherPost)/ancestors").status == 404)
             #expect(Self.ids(try viewer.get("/api/posts?user_id=\(other)"), "posts").isEmpty)
+            // Replies under the other's post, by anyone: not through ?parent_id= either.
+            _ = try scene.carol.createPost("carol under", parent: otherPost)
+            #expect(Self.ids(try viewer.get("/api/posts?parent_id=\(otherPost)"), "posts").isEmpty)
         }
         // Under carol's post: ash's reply, comment and like are gone for blair only.
         let blair = scene.blair
@@ -95,12 +98,16 @@ import TestSupport
         #expect(try scene.blair.send("PUT", "/api/users/\(scene.ashID)/block").status == 200)
         for (actor, target) in [(scene.blair, scene.ashPost), (scene.ash, scene.blairPost)] {
             #expect(try actor.send("PUT", "/api/posts/\(target)/like").status == 403)
-            #expect(try actor.send("POST", "/api/posts/\(target)/like/toggle").status == 403)
             #expect(try actor.send("POST", "/api/posts/\(target)/comments", json: ["body": "hi"]).status == 403)
             #expect(try actor.send("POST", "/api/posts", json: ["title": "t", "summary": "s", "body": "b", "parent_id": target]).status == 403)
         }
-        // A like given before the block may be taken back.
-        #expect(try scene.ash.send("DELETE", "/api/posts/\(scene.blairPost)/like").status == 200)
+        // Moving one's own post under the other's is posting under it.
+        let mine = try scene.ash.createPost("to move").id
+        #expect(try scene.ash.send("POST", "/api/posts/reparent", json: ["post_id": mine, "parent_id": scene.blairPost]).status == 403)
+        #expect(try scene.blair.send("POST", "/api/posts/\(scene.ashPost)/like/toggle").status == 403)
+        // A like given before the block may be taken back, by a toggle too.
+        let toggled = try scene.ash.send("POST", "/api/posts/\(scene.blairPost)/like/toggle")
+        #expect(toggled.status == 200 && toggled.json["liked"] as? Bool == false)
         #expect(try scene.blair.send("DELETE", "/api/users/\(scene.ashID)/block").status == 200)
         #expect(try scene.blair.send("PUT", "/api/posts/\(scene.ashPost)/like").status == 200)
         #expect(try scene.ash.send("POST", "/api/posts/\(scene.blairPost)/comments", json: ["body": "friends again"]).status == 201)

@@ -37,7 +37,7 @@ struct Tokens: Sendable {
             guard let row = try connection.query("""
                 SELECT tokens.id, tokens.user_id, tokens.last_used_at < now() - interval '1 minute' AS stale,
                        (SELECT relations_version FROM users WHERE users.id = tokens.user_id) AS relations_version
-                FROM tokens WHERE token_hash = sha256(convert_to(\(token), 'UTF8')) AND revoked_at IS NULL
+                FROM tokens WHERE NOT EXISTS (SELECT 1 FROM users WHERE users.id = tokens.user_id AND suspended_at IS NOT NULL) AND token_hash = sha256(convert_to(\(token), 'UTF8')) AND revoked_at IS NULL
                 AND last_used_at > now() - make_interval(secs => \(Double(lifetimeSeconds)))
                 """).first else { return nil }
             let userID: Int64 = try row.decode("user_id")

@@ -21,8 +21,12 @@ struct LikeService: Sendable {
 
     /// The post's like state after the action, or nil when there is no such post.
     func apply(_ action: Action, post postID: Int64, by caller: Caller) throws -> State? {
-        // Across a block a like may be taken back, never given.
-        if action != .unlike { try Visibility.checkInteraction(withPost: postID, by: caller, pool: pool) }
+        // Across a block a like may be taken back, never given (a toggle that would unlike
+        // goes on).
+        let gives = try action == .like || (action == .toggle && !caller.relations.blocked.isEmpty && !likes(postID, caller))
+        if gives {
+            try Visibility.checkInteraction(withPost: postID, by: caller, pool: pool)
+        }
         let user = caller.userID
         // What the action deletes and inserts; the counter moves by their difference, and
         // is not written at all when nothing changed.
@@ -76,6 +80,14 @@ struct LikeService: Sendable {
         case .toggle: !deleted
         }
         return State(liked: liked, likeCount: try row.decode("like_count"), changed: inserted || deleted)
+    }
+
+    private func likes(_ postID: Int64, _ caller: Caller) throws -> Bool {
+        try pool.withConnection { connection in
+            try connection.query("""
+                SELECT EXISTS (SELECT 1 FROM likes WHERE post_id = \(postID) AND user_id = \(caller.userID)) AS liked
+                """).firstRow().decode("liked", as: Bool.self)
+        }
     }
 
     struct Likers: Sendable {

@@ -24,9 +24,10 @@ enum Suspension {
         return found == 1
     }
 
-    /// Whether the user is suspended (sign-in asks).
+    /// Whether the user is suspended (sign-in asks, in the transaction that issues a token:
+    /// the share lock makes a suspension wait for it, and then revoke the token it made).
     static func isSuspended(_ userID: Int64, on connection: PostgresConnection) throws -> Bool {
-        try connection.query("SELECT suspended_at IS NOT NULL AS suspended FROM users WHERE id = \(userID)")
+        try connection.query("SELECT suspended_at IS NOT NULL AS suspended FROM users WHERE id = \(userID) FOR SHARE")
             .first?.decode("suspended", as: Bool.self) ?? false
     }
 }

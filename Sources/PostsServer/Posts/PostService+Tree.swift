@@ -74,6 +74,11 @@ extension PostService {
                 guard !chain.isEmpty else { throw APIError.notFound("no such parent post") }
                 if try Self.isTombstone(newParent, on: connection) { throw Self.tombstoneGone }
                 if chain.contains(id) { throw APIError.conflict("the new parent is inside this post's own subtree") }
+                // Moving a post under the other side of a block is posting under it (403).
+                if let author = try connection.query("SELECT user_id FROM posts WHERE id = \(newParent)").first?
+                    .decode("user_id", as: Int64.self) {
+                    try Visibility.checkInteraction(with: author, by: caller)
+                }
             }
             if oldParent != newParent {
                 try connection.query("""

@@ -26,7 +26,12 @@ struct PostService: Sendable {
         switch parent {
         case .any: break
         case .root: query.append(" AND p.parent_id IS NULL")
-        case .post(let id): query.append(" AND p.parent_id = \(id)")
+        case .post(let id):
+            // As /children does: the parent itself must be one the caller may see.
+            query.append(" AND p.parent_id = \(id) AND EXISTS (SELECT 1 FROM posts parent WHERE parent.id = \(id)")
+            query.append(Visibility.excluding("parent.user_id", for: caller, inList: false))
+            query.append(Visibility.activeAuthor(of: "parent.user_id"))
+            query.append(")")
         }
         if let author { query.append(" AND p.user_id = \(author)") }
         query.append(Visibility.excluding("p.user_id", for: caller, inList: true))

@@ -29,7 +29,7 @@ struct RelationService: Sendable {
             try connection.query("""
                 WITH target AS (SELECT id FROM users WHERE id = \(target)), written AS (\(write)),
                 moved AS (
-                    UPDATE users SET relations_version = relations_version + 1
+                    UPDATE users SET relations_version = nextval('relations_versions')
                     WHERE id = ANY(\(PostgresArray(concerned))) AND EXISTS (SELECT 1 FROM written) RETURNING id
                 )
                 SELECT (SELECT count(*) FROM target) AS found
