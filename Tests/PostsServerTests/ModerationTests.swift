@@ -129,4 +129,33 @@ import TestSupport
         #expect(log.map { $0["action"] as? String } == ["unsuspend", "suspend"])
         #expect(try mod.send("POST", "/api/moderation/users/999999/suspend").status == 404)
     }
+
+    /// Token mode: a suspension revokes the user's tokens and verify-code refuses it (403),
+    /// and a token is refused whenever its user is suspended, even one nothing revoked.
+    @Test func suspension_inTokenMode_refusesTokensAndSignIn() throws {
+        let app = try TestApplication.start { $0.authMode = .token }
+        defer { app.stop() }
+        func signIn(_ email: String) throws -> (APIClient, RawHTTPClient.Response) {
+            let client = try APIClient(port: app.server.port)
+            #expect(try client.send("POST", "/api/auth/send-code", json: ["email": email]).status == 200)
+            let verified = try client.send("POST", "/api/auth/verify-code", json: [
+                "email": email, "code": try AuthTests.latestCode(for: email, in: app)])
+            if let token = verified.json["token"] as? String { client.headers["Authorization"] = "Bearer \(token)" }
+            return (client, verified)
+        }
+        let (ash, _) = try signIn("ash@example.com")
+        let ashID = try #require((try ash.get("/api/me").json["user"] as? [String: Any])?["id"] as? Int)
+        let (mod, _) = try signIn("mod@example.com")
+        _ = try Roles.grant("moderator", toEmail: "mod@example.com", conninfo: try #require(app.configuration.databaseURL))
+        #expect(try mod.send("POST", "/api/moderation/users/\(ashID)/suspend", json: [:]).status == 200)
+        #expect(try ash.get("/api/me").status == 401)
+        let (_, refused) = try signIn("ash@example.com")
+        #expect(refused.status == 403 && refused.json["message"] as? String == "this account is suspended")
+        #expect(try mod.send("POST", "/api/moderation/users/\(ashID)/unsuspend", json: [:]).status == 200)
+        let (again, _) = try signIn("ash@example.com")
+        #expect(try again.get("/api/me").status == 200)
+        // Suspended behind the routes' back (no revocation): the lookup still refuses the token.
+        try app.pool.withConnection { try $0.query("UPDATE users SET suspended_at = now() WHERE id = \(Int64(ashID))") }
+        #expect(try again.get("/api/me").status == 401)
+    }
 }
