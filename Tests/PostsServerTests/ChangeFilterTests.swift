@@ -77,7 +77,7 @@ import TestSupport
     /// criteria are checked on its rows.
     @Test func branches_oneIndexEach() {
         var filter = ChangeFilter()
-        #expect(filter.branches.map(\.sql) == [""])
+        #expect(filter.branches.map(\.sql) == [Visibility.activeAuthor(of: "c.user_id").sql], "only suspended authors left out")
         filter.userID = 7
         #expect(filter.branches.count == 1)
         filter.parent = .root

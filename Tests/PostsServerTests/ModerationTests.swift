@@ -4,17 +4,9 @@ import Testing
 import TestSupport
 
 /// Reports, roles and moderation end to end (API.md "Safety"): the report rules, the role
-/// command, 403 for non-moderators, the queue, each resolution, suspension and its undoing,
-/// and the log that records every action.
+/// command, 403 for non-moderators, the queue, each resolution and the log that records
+/// every action. Suspension is in `SuspensionTests`.
 @Suite struct ModerationTests {
-    private static func moderator(_ email: String, on app: Application) throws -> APIClient {
-        let client = try APIClient.user(email, on: app)
-        _ = try client.get("/api/me")  // makes the account
-        let change = try Roles.grant("moderator", toEmail: email, conninfo: try #require(app.configuration.databaseURL))
-        #expect(change?.previous == "user" && change?.now == "moderator")
-        return client
-    }
-
     @Test func reports_checkTheirTarget_reason_andAnswerTheOpenOneAgain() throws {
         let app = try TestApplication.start()
         defer { app.stop() }
@@ -35,6 +27,11 @@ import TestSupport
         #expect(try blair.send("POST", "/api/reports", json: ["post_id": 999_999, "reason": "spam"]).status == 404)
         #expect(try blair.send("POST", "/api/reports", json: ["user_id": 999_999, "reason": "spam"]).status == 404)
         #expect(try APIClient(port: app.server.port).send("POST", "/api/reports", json: ["post_id": post, "reason": "spam"]).status == 401)
+        // Block and report: what a block hides can still be reported.
+        let carol = try APIClient.user("carol@example.com", on: app)
+        #expect(try carol.send("PUT", "/api/users/\(try #require(try ash.post(post)?.int("user_id")))/block").status == 200)
+        #expect(try carol.get("/api/posts/\(post)").status == 404)
+        #expect(try carol.send("POST", "/api/reports", json: ["post_id": post, "reason": "harassment"]).status == 201)
         // The role shows in /api/me; the command refuses an unknown address.
         let me = try ash.get("/api/me").json["user"] as? [String: Any]
         #expect(me?["role"] as? String == "user" && me?["suspended"] as? Bool == false)
@@ -48,7 +45,7 @@ import TestSupport
         for path in ["/api/moderation/reports", "/api/moderation/log"] { #expect(try ash.get(path).status == 403) }
         #expect(try ash.send("POST", "/api/moderation/users/1/suspend", json: [:]).status == 403)
         #expect(try ash.send("POST", "/api/moderation/reports/1/resolve", json: ["action": "dismiss"]).status == 403)
-        let mod = try Self.moderator("mod@example.com", on: app)
+        let mod = try APIClient.moderator("mod@example.com", on: app)
         #expect(try mod.get("/api/moderation/reports").status == 200)
         #expect(try mod.get("/api/moderation/reports?status=pending").status == 400)
         #expect(try mod.send("POST", "/api/moderation/reports/999/resolve", json: ["action": "dismiss"]).status == 404)
@@ -67,7 +64,7 @@ import TestSupport
         for reporter in [blair, carol] { #expect(try reporter.send("POST", "/api/reports", json: ["post_id": spam, "reason": "spam"]).status == 201) }
         #expect(try blair.send("POST", "/api/reports", json: ["post_id": kept, "reason": "other"]).status == 201)
         #expect(try carol.send("POST", "/api/reports", json: ["comment_id": comment["id"] as? String, "reason": "harassment"]).status == 201)
-        let mod = try Self.moderator("mod@example.com", on: app)
+        let mod = try APIClient.moderator("mod@example.com", on: app)
 
         let queue = try #require(try mod.get("/api/moderation/reports").json["reports"] as? [[String: Any]])
         #expect(queue.count == 4 && queue.first?["reports_on_target"] as? Int == 2)
@@ -99,63 +96,15 @@ import TestSupport
         #expect(log.last?["note"] as? String == "ads" && (log.last?["moderator"] as? [String: Any])?["username"] as? String == "mod")
         #expect((log.last?["target"] as? [String: Any])?["type"] as? String == "post")
     }
+}
 
-    @Test func suspension_hidesEverything_refusesSignIn_andUndoesUnchanged() throws {
-        let app = try TestApplication.start()
-        defer { app.stop() }
-        let ash = try APIClient.user("ash@example.com", on: app)
-        let blair = try APIClient.user("blair@example.com", on: app)
-        let post = try ash.createPost("by ash").id
-        let blairs = try blair.createPost("by blair").id
-        #expect(try ash.send("POST", "/api/posts/\(blairs)/comments", json: ["body": "ash's comment"]).status == 201)
-        let ashID = try #require(try ash.post(post)?.int("user_id"))
-        #expect(try blair.send("POST", "/api/reports", json: ["user_id": ashID, "reason": "harassment"]).status == 201)
-        let mod = try Self.moderator("mod@example.com", on: app)
-        let report = try #require((try mod.get("/api/moderation/reports").json["reports"] as? [[String: Any]])?.first?["id"] as? Int)
-        #expect(try mod.send("POST", "/api/moderation/reports/\(report)/resolve", json: ["action": "suspend"]).status == 200)
-
-        let reader = try APIClient(port: app.server.port)
-        #expect(try reader.get("/api/posts/\(post)").status == 404)
-        #expect(!((try reader.get("/api/posts/recent").json["posts"] as? [[String: Any]]) ?? []).contains { $0["id"] as? Int == post })
-        #expect((try reader.get("/api/posts/\(blairs)/comments").json["comments"] as? [Any])?.isEmpty == true)
-        // Trust mode's email is refused like a revoked token would be.
-        #expect(try ash.get("/api/me").status == 403)
-
-        #expect(try mod.send("POST", "/api/moderation/users/\(ashID)/unsuspend", json: ["note": "appeal"]).status == 200)
-        #expect(try reader.get("/api/posts/\(post)").json["post"] != nil)
-        #expect((try reader.get("/api/posts/\(blairs)/comments").json["comments"] as? [Any])?.count == 1)
-        #expect((try ash.get("/api/me").json["user"] as? [String: Any])?["suspended"] as? Bool == false)
-        let log = try #require(try mod.get("/api/moderation/log").json["entries"] as? [[String: Any]])
-        #expect(log.map { $0["action"] as? String } == ["unsuspend", "suspend"])
-        #expect(try mod.send("POST", "/api/moderation/users/999999/suspend").status == 404)
-    }
-
-    /// Token mode: a suspension revokes the user's tokens and verify-code refuses it (403),
-    /// and a token is refused whenever its user is suspended, even one nothing revoked.
-    @Test func suspension_inTokenMode_refusesTokensAndSignIn() throws {
-        let app = try TestApplication.start { $0.authMode = .token }
-        defer { app.stop() }
-        func signIn(_ email: String) throws -> (APIClient, RawHTTPClient.Response) {
-            let client = try APIClient(port: app.server.port)
-            #expect(try client.send("POST", "/api/auth/send-code", json: ["email": email]).status == 200)
-            let verified = try client.send("POST", "/api/auth/verify-code", json: [
-                "email": email, "code": try AuthTests.latestCode(for: email, in: app)])
-            if let token = verified.json["token"] as? String { client.headers["Authorization"] = "Bearer \(token)" }
-            return (client, verified)
-        }
-        let (ash, _) = try signIn("ash@example.com")
-        let ashID = try #require((try ash.get("/api/me").json["user"] as? [String: Any])?["id"] as? Int)
-        let (mod, _) = try signIn("mod@example.com")
-        _ = try Roles.grant("moderator", toEmail: "mod@example.com", conninfo: try #require(app.configuration.databaseURL))
-        #expect(try mod.send("POST", "/api/moderation/users/\(ashID)/suspend", json: [:]).status == 200)
-        #expect(try ash.get("/api/me").status == 401)
-        let (_, refused) = try signIn("ash@example.com")
-        #expect(refused.status == 403 && refused.json["message"] as? String == "this account is suspended")
-        #expect(try mod.send("POST", "/api/moderation/users/\(ashID)/unsuspend", json: [:]).status == 200)
-        let (again, _) = try signIn("ash@example.com")
-        #expect(try again.get("/api/me").status == 200)
-        // Suspended behind the routes' back (no revocation): the lookup still refuses the token.
-        try app.pool.withConnection { try $0.query("UPDATE users SET suspended_at = now() WHERE id = \(Int64(ashID))") }
-        #expect(try again.get("/api/me").status == 401)
+extension APIClient {
+    /// A trust-mode user made a moderator by the operator's command.
+    static func moderator(_ email: String, on app: Application) throws -> APIClient {
+        let client = try APIClient.user(email, on: app)
+        _ = try client.get("/api/me")  // makes the account
+        let change = try Roles.grant("moderator", toEmail: email, conninfo: try #require(app.configuration.databaseURL))
+        #expect(change?.previous == "user" && change?.now == "moderator")
+        return client
     }
 }

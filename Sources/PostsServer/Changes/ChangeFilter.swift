@@ -78,7 +78,10 @@ struct ChangeFilter: Sendable, Equatable {
             criteria.append(["c.parent_id IS NULL AND c.post_id IS NOT NULL",
                              "c.reparented AND c.old_parent_id IS NULL AND NOT (c.parent_id IS NULL AND c.post_id IS NOT NULL)"])
         }
-        var checked: SQLQuery = ""
+        // A suspended user's changes are left out for everyone, as its content is from every
+        // read (API.md "Safety"): a probe per change into the partial index of suspended
+        // users (0012). The live feed reads through here too, so no stream sees them.
+        var checked: SQLQuery = Visibility.activeAuthor(of: "c.user_id")
         if !hiddenUsers.isEmpty { checked.append(" AND c.user_id <> ALL(\(PostgresArray(hiddenUsers)))") }
         guard let driving = criteria.first else { return [checked] }
         for alternatives in criteria.dropFirst() { checked.append(Self.anyOf(alternatives)) }

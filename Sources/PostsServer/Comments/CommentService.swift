@@ -59,7 +59,7 @@ struct CommentService: Sendable {
             WITH lock AS (\(ChangeLog.lock(posts: [postID]))),
             post AS (
                 UPDATE posts SET comment_count = comment_count + 1
-                WHERE id = \(postID) AND NOT deleted AND \(unsafeSQL: ChangeLog.gate)
+                WHERE id = \(postID) AND NOT deleted AND \(unsafeSQL: ChangeLog.gate)\(Visibility.activeAuthor(of: "posts.user_id"))
                 RETURNING id, parent_id, comment_count
             ),
             c AS (INSERT INTO comments (post_id, user_id, body) SELECT id, \(caller.userID), \(body) FROM post RETURNING *),

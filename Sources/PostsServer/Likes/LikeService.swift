@@ -42,7 +42,10 @@ struct LikeService: Sendable {
         // only when something changed.
         let query: SQLQuery = """
             WITH lock AS (\(ChangeLog.lock(posts: [postID]))),
-            target AS (SELECT id, parent_id, like_count, deleted FROM posts WHERE id = \(postID) AND \(unsafeSQL: ChangeLog.gate)),
+            target AS (
+                SELECT id, parent_id, like_count, deleted FROM posts
+                WHERE id = \(postID) AND \(unsafeSQL: ChangeLog.gate)\(Visibility.activeAuthor(of: "posts.user_id"))
+            ),
             del AS (\(delete)),
             ins AS (\(insert)),
             upd AS (

@@ -97,7 +97,15 @@ struct ModerationService: Sendable {
     /// A post goes as its author's own delete would, except that others' replies below it
     /// stay (API.md: the tombstone rule of account deletion): then it becomes a tombstone.
     private func removePost(_ id: Int64, by moderator: Caller, on connection: PostgresConnection) throws -> [String] {
-        try connection.query(ChangeLog.lock(posts: [id]))
+        // The subtree holds still before it is asked whose posts it holds: a reply another
+        // user adds meanwhile would otherwise be deleted with it (see `TreeLocks`). Read
+        // under the locks: a delete of an ancestor may have won the race (404).
+        try TreeLocks.lock(on: connection) {
+            var covered = try TreeLocks.subtree(of: id, on: connection)
+            if let parent = try PostService.parent(of: id, on: connection) { covered.insert(parent) }
+            return covered
+        }
+        _ = try posts.existing(id, on: connection)
         let others = try connection.query("""
             WITH RECURSIVE subtree(id) AS (
                 SELECT id FROM posts WHERE parent_id = \(id)
@@ -109,7 +117,6 @@ struct ModerationService: Sendable {
             ) AS others
             """).firstRow().decode("others", as: Bool.self)
         guard others else { return try posts.deleteSubtree(id, by: moderator, checkingOwner: false, on: connection).1 }
-        _ = try posts.existing(id, on: connection)
         return try AccountDeletion.bury([id], by: moderator.userID, on: connection).compactMap { $0 }
     }
 }

@@ -74,11 +74,14 @@ extension PostService {
                 guard !chain.isEmpty else { throw APIError.notFound("no such parent post") }
                 if try Self.isTombstone(newParent, on: connection) { throw Self.tombstoneGone }
                 if chain.contains(id) { throw APIError.conflict("the new parent is inside this post's own subtree") }
-                // Moving a post under the other side of a block is posting under it (403).
-                if let author = try connection.query("SELECT user_id FROM posts WHERE id = \(newParent)").first?
-                    .decode("user_id", as: Int64.self) {
-                    try Visibility.checkInteraction(with: author, by: caller)
-                }
+                // Moving a post under the other side of a block is posting under it (403);
+                // a suspended user's post cannot be read, nor posted under (404).
+                let author = try connection.query("""
+                    SELECT user_id, EXISTS (SELECT 1 FROM posts WHERE id = \(newParent)\(Visibility.activeAuthor(of: "posts.user_id"))) AS active
+                    FROM posts WHERE id = \(newParent)
+                    """).firstRow()
+                guard try author.decode("active", as: Bool.self) else { throw APIError.notFound("no such parent post") }
+                try Visibility.checkInteraction(with: try author.decode("user_id", as: Int64.self), by: caller)
             }
             if oldParent != newParent {
                 try connection.query("""
@@ -98,7 +101,7 @@ extension PostService {
     }
 
     /// The post's parent as it is now (nil for a root, or no such post).
-    private static func parent(of id: Int64, on connection: PostgresConnection) throws -> Int64? {
+    static func parent(of id: Int64, on connection: PostgresConnection) throws -> Int64? {
         try connection.query("SELECT parent_id FROM posts WHERE id = \(id)").first?.decode("parent_id", as: Int64?.self)
     }
 }

@@ -38,7 +38,7 @@ extension PostService {
             WITH lock AS (\(ChangeLog.lock(posts: [parentID]))),
             parent AS (
                 UPDATE posts SET child_count = child_count + 1
-                WHERE id = \(parentID) AND NOT deleted AND \(unsafeSQL: ChangeLog.gate)
+                WHERE id = \(parentID) AND NOT deleted AND \(unsafeSQL: ChangeLog.gate)\(Visibility.activeAuthor(of: "posts.user_id"))
                 RETURNING id, child_count
             ), p AS (
                 INSERT INTO posts (user_id, parent_id, title, summary, body, image_url, image_width, image_height,

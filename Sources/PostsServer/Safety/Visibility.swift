@@ -17,7 +17,10 @@ enum Visibility {
     /// joined as `pr` for `author_name`, carries the flag (migration 0011).
     static let activeAuthor: SQLQuery = " AND pr.suspended IS NOT TRUE"
 
-    /// The same for a query on posts without that join: the row's author (`column`).
+    /// The same for a query on posts without that join: the row's author (`column`). A
+    /// probe into a partial index that holds only suspended users (migration 0012). Writes
+    /// use it too: a suspended user's post cannot be liked, commented on or posted under
+    /// (404, as it cannot be read).
     static func activeAuthor(of column: String) -> SQLQuery {
         " AND NOT EXISTS (SELECT 1 FROM profiles suspended WHERE suspended.user_id = \(unsafeSQL: column) AND suspended.suspended)"
     }
