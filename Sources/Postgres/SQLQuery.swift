@@ -100,6 +100,15 @@ public struct SQLQuery: Sendable, Equatable, ExpressibleByStringInterpolation, C
             binds += fragment.binds
         }
 
+        /// An integer written into the text, not bound: a page's `LIMIT`. PostgreSQL cannot
+        /// plan `LIMIT $n` once for every value (a generic plan assumes a tenth of the
+        /// table), so such a statement is planned again on every execution; with the number
+        /// in the text its plan is made once per connection and reused. An `Int` cannot
+        /// carry SQL, and a page's limit takes few values (each its own statement).
+        public mutating func appendInterpolation(literal value: Int) {
+            sql += String(value)
+        }
+
         /// Splices text into the SQL. Only for constants written in this codebase.
         public mutating func appendInterpolation(unsafeSQL text: String) {
             sql += text

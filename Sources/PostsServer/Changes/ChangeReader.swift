@@ -89,14 +89,14 @@ struct ChangeReader: Sendable {
         let branches = filter.branches.map { branch -> SQLQuery in
             """
             SELECT \(unsafeSQL: Change.columns) FROM changes c WHERE c.txid < pg_snapshot_xmin(pg_current_snapshot())\(window)\(branch)
-            ORDER BY c.txid, c.position LIMIT \(limit + 1)
+            ORDER BY c.txid, c.position LIMIT \(literal: limit + 1)
             """
         }
         var changes = branches[0]
         if branches.count > 1 {
             changes = "SELECT * FROM ("
             for (index, branch) in branches.enumerated() { changes.append(index == 0 ? "(\(branch))" : " UNION ALL (\(branch))") }
-            changes.append(") u ORDER BY u.txid, u.position LIMIT \(limit + 1)")
+            changes.append(") u ORDER BY u.txid, u.position LIMIT \(literal: limit + 1)")
         }
         let rows = try connection.query("""
             SELECT c.*, h.horizon, p.txid::text::bigint AS pruned_txid, p.position AS pruned_position

@@ -25,7 +25,7 @@ struct CommentService: Sendable {
         page.append(Visibility.excluding("c.user_id", for: caller, inList: true))
         page.append(Visibility.activeAuthor)
         if let cursor = request.cursor { page.append(cursor.after) }
-        page.append(" ORDER BY c.created_at, c.id LIMIT \(request.limit + 1)")
+        page.append(" ORDER BY c.created_at, c.id LIMIT \(literal: request.limit + 1)")
         let query: SQLQuery = """
             SELECT page.*, post.comment_count
             FROM (

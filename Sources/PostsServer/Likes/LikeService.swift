@@ -106,7 +106,7 @@ struct LikeService: Sendable {
         var page: SQLQuery = "SELECT l.created_at, l.user_id FROM likes l WHERE l.post_id = post.id"
         page.append(Visibility.excluding("l.user_id", for: caller, inList: false))
         if let cursor = request.cursor { page.append(cursor.before(created: "l.created_at", id: "l.user_id")) }
-        page.append(" ORDER BY l.created_at DESC, l.user_id DESC LIMIT \(request.limit + 1)")
+        page.append(" ORDER BY l.created_at DESC, l.user_id DESC LIMIT \(literal: request.limit + 1)")
         let query: SQLQuery = """
             SELECT post.like_count, l.created_at AS liked_at, \(unsafeSQL: ProfileShape.columns)
             FROM (

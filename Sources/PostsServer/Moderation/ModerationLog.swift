@@ -19,7 +19,7 @@ enum ModerationLog {
             FROM moderation_log l LEFT JOIN profiles pr ON pr.user_id = l.moderator_id WHERE true
             """
         if let cursor = request.cursor { query.append(cursor.before(created: "l.created_at", id: "l.id")) }
-        query.append(" ORDER BY l.created_at DESC, l.id DESC LIMIT \(request.limit + 1)")
+        query.append(" ORDER BY l.created_at DESC, l.id DESC LIMIT \(literal: request.limit + 1)")
         return try pool.withConnection { connection in
             let rows = try connection.query(query).rows
             let (json, last) = try RowJSON.page(rows, limit: request.limit) { row, out in

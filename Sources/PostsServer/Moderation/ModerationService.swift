@@ -26,7 +26,7 @@ struct ModerationService: Sendable {
             FROM reports r JOIN profiles pr ON pr.user_id = r.reporter_id WHERE r.status = \(status)
             """
         if let cursor = request.cursor { query.append(" AND (r.created_at, r.id) > (\(cursor.createdAt), \(cursor.id))") }
-        query.append(" ORDER BY r.created_at, r.id LIMIT \(request.limit + 1)")
+        query.append(" ORDER BY r.created_at, r.id LIMIT \(literal: request.limit + 1)")
         return try pool.withConnection { connection in
             let rows = try connection.query(query).rows
             let (json, last) = try RowJSON.page(rows, limit: request.limit) { row, out in

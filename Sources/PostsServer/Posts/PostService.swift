@@ -37,7 +37,7 @@ struct PostService: Sendable {
         query.append(Visibility.excluding("p.user_id", for: caller, inList: true))
         query.append(Visibility.activeAuthor)
         if let cursor = request.cursor { query.append(cursor.before(created: "p.created_at", id: "p.id")) }
-        query.append(" ORDER BY p.created_at DESC, p.id DESC LIMIT \(request.limit + 1)")
+        query.append(" ORDER BY p.created_at DESC, p.id DESC LIMIT \(literal: request.limit + 1)")
         return try pool.withConnection { try Self.page(from: $0.query(query), limit: request.limit, withLiked: caller != nil) }
     }
 
@@ -49,7 +49,7 @@ struct PostService: Sendable {
         page.append(Visibility.excluding("p.user_id", for: caller, inList: true))
         page.append(Visibility.activeAuthor)
         if let cursor = request.cursor { page.append(cursor.before(created: "p.created_at", id: "p.id")) }
-        page.append(" ORDER BY p.created_at DESC, p.id DESC LIMIT \(request.limit + 1)")
+        page.append(" ORDER BY p.created_at DESC, p.id DESC LIMIT \(literal: request.limit + 1)")
         let query: SQLQuery = """
             SELECT c.* FROM (
                 SELECT id FROM posts WHERE id = \(postID)\(Visibility.excluding("user_id", for: caller, inList: false))\(Visibility.activeAuthor(of: "posts.user_id"))
