@@ -76,6 +76,8 @@ import Testing
     @Test func theSmallAnswers() throws {
         let report = try Self.decode(ReportEnvelope.self, #"{"status":"success","report":{"id":4,"status":"open","created_at":"\#(Self.time)"}}"#).report
         #expect(report.id == 4 && report.status == .open)
+        #expect(try Self.decode(BlockState.self, #"{"status":"success","user_id":5,"blocked":true}"#) == BlockState(userID: 5, blocked: true))
+        #expect(try Self.decode(MuteState.self, #"{"status":"success","user_id":5,"muted":false}"#) == MuteState(userID: 5, muted: false))
         #expect(try Self.decode(SuspensionState.self, #"{"status":"success","user_id":5,"suspended":true}"#) == SuspensionState(userID: 5, suspended: true))
     }
 
