@@ -9,10 +9,10 @@ import struct PostsClient.Comment
 
 /// The models against JSON as the server writes it (compact, snake_case, milliseconds).
 @Suite struct ModelDecodingTests {
-    private static let profile = #"{"user_id":3,"username":"ash","full_name":"Ash N","bio":"","avatar_url":null,"created_at":"2026-11-20T14:03:07.123Z"}"#
-    private static let post = #"{"id":12,"user_id":3,"parent_id":6,"title":"T","summary":"S","body":"B","image_url":"/uploads/9f86d081884c7d65.jpg","created_at":"2026-11-20T14:03:07.123Z","timezone":"Europe/Paris","location_tag":null,"ai_generated":false,"author_name":"ash","child_count":4,"like_count":17,"comment_count":2,"liked_by_me":true}"#
+    static let profile = #"{"user_id":3,"username":"ash","full_name":"Ash N","bio":"","avatar_url":null,"created_at":"2026-11-20T14:03:07.123Z"}"#
+    static let post = #"{"id":12,"user_id":3,"parent_id":6,"title":"T","summary":"S","body":"B","image_url":"/uploads/9f86d081884c7d65.jpg","created_at":"2026-11-20T14:03:07.123Z","timezone":"Europe/Paris","location_tag":null,"ai_generated":false,"author_name":"ash","child_count":4,"like_count":17,"comment_count":2,"liked_by_me":true}"#
 
-    private static func decode<T: Decodable>(_ type: T.Type, _ json: String) throws -> T {
+    static func decode<T: Decodable>(_ type: T.Type, _ json: String) throws -> T {
         try APIDateCoding.makeDecoder().decode(type, from: Data(json.utf8))
     }
 

@@ -24,10 +24,21 @@ import Testing
         _ = (aspectRatio, imageURL, profile)
     }
 
+    /// The README's safety example, line for line.
+    static func readmeSafetyExample(client: PostsClient, post: Post) async throws {
+        try await client.report(.post(post.id), reason: .spam, details: "the same link in every post")
+        try await client.block(userID: post.userID)  // from now on neither sees the other's posts
+        if try await client.me().user.isModerator {
+            for try await report in client.moderationReports() { print(report.reason, report.reportsOnTarget) }
+        }
+    }
+
     @Test func theExampleCompiles() {
         let example: (String) async throws -> Void = Self.readmeExample
         _ = example
         let images: (PostsClient, Post, Data) async throws -> Void = Self.readmeImagesExample
         _ = images
+        let safety: (PostsClient, Post) async throws -> Void = Self.readmeSafetyExample
+        _ = safety
     }
 }

@@ -61,6 +61,25 @@ import Testing
         #expect(toggles.requests.count == 1)
     }
 
+    /// A report needs no key: the server answers the reporter's open report on the same
+    /// target again, so the retry after a lost answer makes no second report.
+    @Test func aReportWhoseAnswerIsLost_isSentAgain_andStaysOneReport() async throws {
+        let server = try ClientTestServer.start()
+        defer { server.stop() }
+        let ash = try await server.signedIn("ash@example.com")
+        let post = try await ash.createPost(draft("reported"))
+        let transport = RecordingTransport(script: [.forwardThenLose])
+        let blair = server.client(token: try await server.signedIn("blair@example.com").token, transport: transport)
+        let report = try await blair.report(.post(post.id), reason: .spam)
+        #expect(transport.requests.count == 2)
+        #expect(try await blair.report(.post(post.id), reason: .spam).id == report.id)
+
+        // Resolving twice is a conflict and suspending twice logs twice: never retried.
+        let resolves = RecordingTransport(script: [.fail(.networkConnectionLost)])
+        await #expect(throws: URLError.self) { try await Self.client(resolves).resolveReport(id: 1, action: .dismiss) }
+        #expect(resolves.requests.count == 1)
+    }
+
     @Test func clientErrors_andLongWaits_areThrownAtOnce() async throws {
         let notFound = RecordingTransport(script: [.answer(status: 404, headers: [:], body: #"{"status":"error","error":"not_found","message":"no such post"}"#)])
         await #expect(throws: PostsAPIError(status: 404, code: .notFound, message: "no such post")) {

@@ -96,6 +96,42 @@ import TestSupport
         #expect(log.last?["note"] as? String == "ads" && (log.last?["moderator"] as? [String: Any])?["username"] as? String == "mod")
         #expect((log.last?["target"] as? [String: Any])?["type"] as? String == "post")
     }
+
+    /// The queue and the log page by their own times. The reporter's and the moderator's
+    /// profiles, joined beside them, carry a `created_at` too, which once became the
+    /// answers' time and cursor: the queue answered its first page forever, the log lost
+    /// what followed, and failed (500) once a moderator's account was gone.
+    @Test func queueAndLog_pageByTheirOwnTimes_evenWithoutTheModerator() throws {
+        let app = try TestApplication.start()
+        defer { app.stop() }
+        let ash = try APIClient.user("ash@example.com", on: app)
+        let posts = try (0..<3).map { try ash.createPost("post \($0)").id }
+        let blair = try APIClient.user("blair@example.com", on: app)
+        for post in posts { #expect(try blair.send("POST", "/api/reports", json: ["post_id": post, "reason": "spam"]).status == 201) }
+        let gone = try APIClient.moderator("gone@example.com", on: app)
+        let mod = try APIClient.moderator("mod@example.com", on: app)
+        func ids(_ path: String, _ member: String) throws -> [Int] {
+            var ids: [Int] = [], cursor: String?
+            repeat {
+                let page = try mod.get(path + "limit=1" + (cursor.map { "&cursor=\($0)" } ?? ""))
+                #expect(page.status == 200)
+                ids += ((page.json[member] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? Int }
+                cursor = page.json["next_cursor"] as? String
+            } while cursor != nil && ids.count < 10
+            return ids
+        }
+        let queue = try ids("/api/moderation/reports?", "reports")
+        #expect(queue.count == 3 && Set(queue).count == 3)
+        for (index, report) in queue.enumerated() {
+            let moderator = index == 0 ? gone : mod
+            #expect(try moderator.send("POST", "/api/moderation/reports/\(report)/resolve", json: ["action": "dismiss"]).status == 200)
+        }
+        #expect(try gone.send("DELETE", "/api/me").status == 200)
+        let log = try ids("/api/moderation/log?", "entries")
+        #expect(log.count == 3 && log == log.sorted(by: >))
+        let oldest = (try mod.get("/api/moderation/log").json["entries"] as? [[String: Any]])?.last
+        #expect(oldest?["moderator"] is NSNull && oldest?["created_at"] is String)
+    }
 }
 
 extension APIClient {

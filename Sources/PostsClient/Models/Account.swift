@@ -22,10 +22,31 @@ public struct Me: Codable, Sendable, Equatable {
     public struct User: Codable, Sendable, Equatable {
         public let id: Int
         public let email: String
+        /// Nil from servers before roles existed: treat it as `.user`.
+        public let role: AccountRole?
+        /// Nil from servers before suspension existed. A suspended account cannot sign in,
+        /// so a signed-in client normally reads false.
+        public let suspended: Bool?
+
+        /// Whether the moderation calls are open to this account.
+        public var isModerator: Bool { role == .moderator || role == .admin }
+        public var isSuspended: Bool { suspended ?? false }
     }
 
     public let user: User
     public let profile: Profile
+}
+
+/// An account's role (API.md "Safety"), granted only by the server's operator
+/// (`posts-server role EMAIL ROLE`). Open-ended, like `ChangeType`.
+public struct AccountRole: RawRepresentable, Codable, Sendable, Hashable, CustomStringConvertible {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public var description: String { rawValue }
+
+    public static let user = AccountRole(rawValue: "user")
+    public static let moderator = AccountRole(rawValue: "moderator")
+    public static let admin = AccountRole(rawValue: "admin")
 }
 
 /// A message of the development mailbox (`GET /api/dev/mailbox`, trust mode only).

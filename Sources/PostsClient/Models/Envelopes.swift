@@ -29,6 +29,13 @@ struct LikersEnvelope: Decodable {
     enum CodingKeys: String, CodingKey { case likeCount = "like_count", profiles, nextCursor = "next_cursor" }
 }
 
+/// A plain page of profiles: the caller's blocks and mutes.
+struct ProfilesPageEnvelope: Decodable {
+    let profiles: [Profile]
+    let nextCursor: String?
+    enum CodingKeys: String, CodingKey { case profiles, nextCursor = "next_cursor" }
+}
+
 struct CommentEnvelope: Decodable { let comment: Comment }
 
 struct CommentsEnvelope: Decodable {
@@ -44,6 +51,20 @@ struct ChangesEnvelope: Decodable {
     let nextSince: String
     let hasMore: Bool
     enum CodingKeys: String, CodingKey { case changes, nextSince = "next_since", hasMore = "has_more" }
+}
+
+struct ReportEnvelope: Decodable { let report: Report }
+
+struct ModerationReportsEnvelope: Decodable {
+    let reports: [ModerationReport]
+    let nextCursor: String?
+    enum CodingKeys: String, CodingKey { case reports, nextCursor = "next_cursor" }
+}
+
+struct ModerationLogEnvelope: Decodable {
+    let entries: [ModerationLogEntry]
+    let nextCursor: String?
+    enum CodingKeys: String, CodingKey { case entries, nextCursor = "next_cursor" }
 }
 
 struct MailboxEnvelope: Decodable { let messages: [MailboxMessage] }

@@ -19,6 +19,8 @@ struct APIRequest: Sendable {
     var body: Body = .none
     /// Generated once per call (never per attempt) for the creates that honour it.
     var idempotencyKey: String?
+    /// A POST whose repetition the server answers with the first one's result.
+    var repeatsHarmlessly = false
 
     init(_ method: String, _ path: String, query: [(String, String)] = [], body: Body = .none) {
         self.method = method
@@ -38,9 +40,17 @@ struct APIRequest: Sendable {
         return request
     }
 
-    /// Safe to send again after a transport failure: the method says so, or the key does.
+    /// Marked safe to send again although the method is not (see `repeatsHarmlessly`).
+    func repeatable() -> APIRequest {
+        var request = self
+        request.repeatsHarmlessly = true
+        return request
+    }
+
+    /// Safe to send again after a transport failure: the method says so, or the key does,
+    /// or the route does (`repeatable()`).
     var isRepeatable: Bool {
-        ["GET", "HEAD", "PUT", "DELETE"].contains(method) || idempotencyKey != nil
+        ["GET", "HEAD", "PUT", "DELETE"].contains(method) || idempotencyKey != nil || repeatsHarmlessly
     }
 
     func urlRequest(baseURL: URL, token: String?, timeout: TimeInterval = 60) throws -> URLRequest {

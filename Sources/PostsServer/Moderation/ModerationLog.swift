@@ -15,7 +15,7 @@ enum ModerationLog {
     /// "report_id","note","created_at"}`.
     static func page(_ request: PageRequest<KeysetCursor>, pool: ConnectionPool) throws -> (json: [UInt8], next: KeysetCursor?) {
         var query: SQLQuery = """
-            SELECT l.id, l.action, l.target_key, l.report_id, l.note, l.created_at, l.moderator_id, \(unsafeSQL: ProfileShape.columns)
+            SELECT l.id, l.action, l.target_key, l.report_id, l.note, l.created_at AS logged_at, l.moderator_id, \(unsafeSQL: ProfileShape.columns)
             FROM moderation_log l LEFT JOIN profiles pr ON pr.user_id = l.moderator_id WHERE true
             """
         if let cursor = request.cursor { query.append(cursor.before(created: "l.created_at", id: "l.id")) }
@@ -36,10 +36,11 @@ enum ModerationLog {
                 entry.add("target", ModerationTarget.reference(try row.decode("target_key", as: String.self)))
                 entry.add("report_id", try row.decode("report_id", as: Int64?.self))
                 entry.add("note", try row.decode("note", as: String.self))
-                entry.add("created_at", try row.decode("created_at", as: PostgresTimestamp.self))
+                // `logged_at`: the moderator's profile brings a `created_at` of its own.
+                entry.add("created_at", try row.decode("logged_at", as: PostgresTimestamp.self))
                 out += entry.finished
             }
-            let next = try last.map { KeysetCursor(createdAt: try $0.decode("created_at"), id: try $0.decode("id")) }
+            let next = try last.map { KeysetCursor(createdAt: try $0.decode("logged_at"), id: try $0.decode("id")) }
             return (json, next)
         }
     }

@@ -20,7 +20,7 @@ struct ModerationService: Sendable {
     func queue(status: String, _ request: PageRequest<KeysetCursor>) throws -> (json: [UInt8], next: String?) {
         guard status == "open" || status == "resolved" else { throw APIError.malformed("status must be open or resolved") }
         var query: SQLQuery = """
-            SELECT r.id, r.status, r.reason, r.details, r.created_at, r.target_key,
+            SELECT r.id, r.status, r.reason, r.details, r.created_at AS reported_at, r.target_key,
                    (SELECT count(*) FROM reports o WHERE o.target_key = r.target_key AND o.status = 'open') AS on_target,
                    \(unsafeSQL: ProfileShape.columns)
             FROM reports r JOIN profiles pr ON pr.user_id = r.reporter_id WHERE r.status = \(status)
@@ -35,7 +35,8 @@ struct ModerationService: Sendable {
                 report.add("status", try row.decode("status", as: String.self))
                 report.add("reason", try row.decode("reason", as: String.self))
                 report.add("details", try row.decode("details", as: String.self))
-                report.add("created_at", try row.decode("created_at", as: PostgresTimestamp.self))
+                // `reported_at`: the reporter's profile brings a `created_at` of its own.
+                report.add("created_at", try row.decode("reported_at", as: PostgresTimestamp.self))
                 var reporter: [UInt8] = []
                 try ProfileShape.append(row, from: 7, to: &reporter)
                 report.addRaw("reporter", reporter)
@@ -43,7 +44,7 @@ struct ModerationService: Sendable {
                 report.add("reports_on_target", try row.decode("on_target", as: Int64.self))
                 out += report.finished
             }
-            let next = try last.map { KeysetCursor(createdAt: try $0.decode("created_at"), id: try $0.decode("id")).text }
+            let next = try last.map { KeysetCursor(createdAt: try $0.decode("reported_at"), id: try $0.decode("id")).text }
             return (json, next)
         }
     }
