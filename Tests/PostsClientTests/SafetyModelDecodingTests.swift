@@ -37,6 +37,9 @@ import Testing
     @Test func moderationReport_whoseTargetIsGone_orUnknown_stillDecodes() throws {
         #expect(try Self.decode(ModerationReport.self, Self.queued(target: #"{"type":"post","post":null}"#)).target == .post(nil))
         #expect(try Self.decode(ModerationReport.self, Self.queued(target: #"{"type":"comment","comment":null}"#)).target == .comment(nil))
+        // The id stays with a gone target: which post it was.
+        let gone = try Self.decode(ModerationReport.self, Self.queued(target: #"{"type":"post","id":12,"post":null}"#))
+        #expect(gone.target == .post(nil) && gone.targetReference == .post(12))
         // A newer server's kind of target or reason leaves the rest of the report readable.
         let future = try Self.decode(ModerationReport.self, Self.queued(target: #"{"type":"poll","poll":{"id":1}}"#, reason: "scam"))
         #expect(future.target == nil && future.reason.rawValue == "scam" && future.id == 7)

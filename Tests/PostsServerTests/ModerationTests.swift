@@ -71,6 +71,7 @@ import TestSupport
         #expect((queue.first?["reporter"] as? [String: Any])?["username"] as? String == "blair")
         let target = try #require(queue.first?["target"] as? [String: Any])
         #expect(target["type"] as? String == "post" && (target["post"] as? [String: Any])?["title"] as? String == "spam")
+        #expect(target["id"] as? Int == spam)
 
         // remove: both reports on the spam post close; the post is gone.
         let spamReport = try #require(queue.first?["id"] as? Int)
@@ -88,7 +89,11 @@ import TestSupport
         let commentReport = try #require(open.first { ($0["target"] as? [String: Any])?["type"] as? String == "comment" }?["id"] as? Int)
         #expect(try mod.send("POST", "/api/moderation/reports/\(commentReport)/resolve", json: ["action": "remove"]).status == 200)
         #expect((try ash.get("/api/posts/\(kept)/comments").json["comments"] as? [Any])?.isEmpty == true)
-        #expect((try mod.get("/api/moderation/reports?status=resolved").json["reports"] as? [Any])?.count == 4)
+        let resolved = try #require(try mod.get("/api/moderation/reports?status=resolved").json["reports"] as? [[String: Any]])
+        #expect(resolved.count == 4)
+        // A removed target is null, its id kept: the moderator can still tell which it was.
+        let removed = try #require(resolved.first { ($0["target"] as? [String: Any])?["id"] as? Int == spam }?["target"] as? [String: Any])
+        #expect(removed["type"] as? String == "post" && removed["post"] is NSNull)
         #expect(try mod.send("POST", "/api/moderation/reports/\(keptReport)/resolve", json: ["action": "explode"]).status == 422)
 
         let log = try #require(try mod.get("/api/moderation/log").json["entries"] as? [[String: Any]])

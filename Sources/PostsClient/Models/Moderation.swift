@@ -12,6 +12,9 @@ public struct ModerationReport: Codable, Sendable, Equatable, Identifiable {
     public let reporter: Profile
     /// Nil only for a kind of target this client does not know yet.
     public let target: ReportedContent?
+    /// Which post, comment or user was reported: kept when the content itself is gone.
+    /// Nil only for a kind of target this client does not know yet (or an older server).
+    public let targetReference: ReportTarget?
     /// How many reports on the same target are open (resolving one closes them all).
     public let reportsOnTarget: Int
 
@@ -32,6 +35,7 @@ public struct ModerationReport: Codable, Sendable, Equatable, Identifiable {
         reporter = try container.decode(Profile.self, forKey: .reporter)
         // A newer server's kind of target must not make the whole queue undecodable.
         target = try? container.decode(ReportedContent.self, forKey: .target)
+        targetReference = try? container.decode(ReportTarget.self, forKey: .target)
         reportsOnTarget = try container.decode(Int.self, forKey: .reportsOnTarget)
     }
 }

@@ -15,28 +15,26 @@ enum ModerationTarget {
         return reference
     }
 
-    /// `{"type":"post","post":Post|null}` (and likewise `comment`, `user` with `profile`):
-    /// the target as it is now, null once it is gone.
+    /// `{"type":"post","id","post":Post|null}` (and likewise `comment`, `user` with
+    /// `profile`): the target as it is now, null once it is gone; its id stays, so that a
+    /// moderator can still tell which one it was.
     static func object(_ key: String, on connection: PostgresConnection) throws -> JSONObject {
-        var object = JSONObject()
+        var object = reference(key)
         switch ReportService.Target(key: key) {
         case .post(let id)?:
-            object.add("type", "post")
             try addRaw(&object, "post", connection.query("""
                 SELECT \(unsafeSQL: PostShape.columns) FROM posts p \(unsafeSQL: PostShape.authorJoin) WHERE p.id = \(id)
                 """).first) { row, out in try PostShape.append(row, withLiked: false, to: &out) }
         case .comment(let id)?:
-            object.add("type", "comment")
             try addRaw(&object, "comment", connection.query("""
                 SELECT \(unsafeSQL: CommentShape.columns) FROM comments c \(unsafeSQL: CommentShape.authorJoin) WHERE c.id = \(id)
                 """).first) { row, out in try CommentShape.append(row, to: &out) }
         case .user(let id)?:
-            object.add("type", "user")
             try addRaw(&object, "profile", connection.query("""
                 SELECT \(unsafeSQL: ProfileShape.columns) FROM profiles pr WHERE pr.user_id = \(id)
                 """).first) { row, out in try ProfileShape.append(row, to: &out) }
         case nil:
-            object.add("type", nil as String?)
+            break
         }
         return object
     }
