@@ -4,7 +4,7 @@
 #
 #   bench/compare-with-peer.sh [seconds]        (default 10 s per round, 2 rounds: A,B,A,B)
 #
-# Env: SCENARIOS (default: the scenarios this server implements so far), POSTS (100000),
+# Env: SCENARIOS (default: every scenario of ../shared/bench/compare.sh), POSTS (100000),
 # USERS (10000), POOL (4, for both servers), PG_PORT (25432), SHARED (../shared).
 # The peer is built in a copy under /tmp (never inside this repository); the first build
 # takes several minutes. Everything listens on loopback and stops at the end.
@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-10}
 shared=$(cd "${SHARED:-../shared}" && pwd)
-scenarios=${SCENARIOS:-"ping"}
+scenarios=${SCENARIOS:-"ping post_by_id recent50 children comments like_toggle_mix comment_create"}
 posts=${POSTS:-100000} users=${USERS:-10000} pool=${POOL:-4} pg_port=${PG_PORT:-25432}
 ours_port=18080 peer_port=18181
 pg_dir=/tmp/posts-server-bench-pg

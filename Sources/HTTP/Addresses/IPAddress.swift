@@ -22,14 +22,15 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
     /// purpose: leading zeros in an IPv4 part (some readers take `010` as octal, 8),
     /// shortened IPv4 (`127.1`), zone ids (`fe80::1%eth0`), brackets and ports.
     public init?(_ text: some StringProtocol) {
-        let bytes = Array(text.utf8)
+        let utf8 = text.utf8
         // The longest text form: eight groups of four and seven colons, or 45 with an IPv4 tail.
-        guard !bytes.isEmpty, bytes.count <= 45 else { return nil }
-        if bytes.contains(UInt8(ascii: ":")) {
-            guard let (high, low) = Self.parseIPv6(bytes) else { return nil }
+        guard !utf8.isEmpty, utf8.count <= 45 else { return nil }
+        if utf8.contains(UInt8(ascii: ":")) {
+            guard let (high, low) = Self.parseIPv6(Array(utf8)) else { return nil }
             self.init(high: high, low: low)
         } else {
-            guard let value = Self.parseIPv4(bytes[...]) else { return nil }
+            // Read in place: trust mode asks this of every request's `Host`.
+            guard let value = Self.parseIPv4(utf8) else { return nil }
             self.init(ipv4: value)
         }
     }
@@ -84,7 +85,7 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
 
 extension IPAddress {
     /// Four decimal parts of 0...255, without leading zeros.
-    static func parseIPv4(_ bytes: ArraySlice<UInt8>) -> UInt32? {
+    static func parseIPv4(_ bytes: some Sequence<UInt8>) -> UInt32? {
         var value: UInt32 = 0
         var parts = 0
         var part: UInt32 = 0
@@ -136,7 +137,7 @@ extension IPAddress {
         var groups: [UInt16] = []
         for (index, piece) in pieces.enumerated() {
             if index == pieces.count - 1 && mayEndInIPv4 && piece.contains(".") {
-                guard let value = parseIPv4(Array(piece.utf8)[...]) else { return nil }
+                guard let value = parseIPv4(piece.utf8) else { return nil }
                 groups += [UInt16(value >> 16), UInt16(value & 0xffff)]
                 continue
             }
