@@ -141,6 +141,24 @@ import TestSupport
         try Self.checkCounts(post, app)
     }
 
+    @Test func aModeratorsRemoval_ofATopLevelComment_takesItsReplies() throws {
+        let app = try TestApplication.start()
+        defer { app.stop() }
+        let ash = try APIClient.user("ash@example.com", on: app)
+        let blair = try APIClient.user("blair@example.com", on: app)
+        let post = try ash.createPost().id
+        let rude = try #require(try Self.comment(blair, on: post, "rude")["id"] as? String)
+        _ = try Self.comment(ash, on: post, "a reply", replyTo: rude)
+        _ = try Self.comment(ash, on: post, "fine")
+        let report = try ash.send("POST", "/api/reports", json: ["comment_id": rude, "reason": "harassment"])
+        let reportID = try #require((report.json["report"] as? [String: Any])?["id"] as? Int)
+        let mod = try APIClient.moderator("mod@example.com", on: app)
+        #expect(try mod.send("POST", "/api/moderation/reports/\(reportID)/resolve", json: ["action": "remove"]).status == 200)
+        #expect(Self.bodies(try ash.get("/api/posts/\(post)/comments?all=true"), "comments") == ["fine"])
+        #expect(try ash.post(post)?.int("comment_count") == 1)
+        try Self.checkCounts(post, app)
+    }
+
     @Test func concurrentRepliesAndDelete_keepCountsExact() throws {
         let app = try TestApplication.start { $0.databasePoolSize = 6 }
         defer { app.stop() }
