@@ -9,10 +9,6 @@ import TestSupport
 /// Comment likes end to end: idempotent like and unlike, exact counts under concurrency,
 /// `liked_by_me`, blocks and suspensions, and the `comment.liked` change.
 @Suite struct CommentLikeTests {
-    private static func userID(_ client: APIClient) throws -> Int {
-        try #require((try client.get("/api/me").json["user"] as? [String: Any])?["id"] as? Int)
-    }
-
     @Test func likeAndUnlike_areIdempotent_andShowInTheComment() throws {
         let app = try TestApplication.start()
         defer { app.stop() }
@@ -72,14 +68,14 @@ import TestSupport
         let post = try carol.createPost().id
         let id = try #require(try ThreadTests.comment(ash, on: post, "ash's")["id"] as? String)
         #expect(try blair.send("PUT", "/api/comments/\(id)/like").status == 200)
-        #expect(try ash.send("PUT", "/api/users/\(try Self.userID(blair))/block").status == 200)
+        #expect(try ash.send("PUT", "/api/users/\(try blair.userID())/block").status == 200)
         let refused = try blair.send("PUT", "/api/comments/\(id)/like")
         #expect(refused.status == 403 && refused.json["error"] as? String == "forbidden")
         #expect(try blair.send("DELETE", "/api/comments/\(id)/like").status == 200)
         #expect(try blair.send("PUT", "/api/comments/\(id)/like").status == 403)
         // A reply to the blocked user's comment is refused too.
         #expect(try blair.send("POST", "/api/posts/\(post)/comments", json: ["body": "hey", "reply_to": id]).status == 403)
-        #expect(try ash.send("DELETE", "/api/users/\(try Self.userID(blair))/block").status == 200)
+        #expect(try ash.send("DELETE", "/api/users/\(try blair.userID())/block").status == 200)
         #expect(try blair.send("PUT", "/api/comments/\(id)/like").status == 200)
     }
 
@@ -90,7 +86,7 @@ import TestSupport
         let blair = try APIClient.user("blair@example.com", on: app)
         let post = try blair.createPost().id
         let id = try #require(try ThreadTests.comment(ash, on: post, "soon hidden")["id"] as? String)
-        let ashID = try Self.userID(ash)
+        let ashID = try ash.userID()
         try app.pool.withConnection { try $0.query("UPDATE profiles SET suspended = true WHERE user_id = \(Int64(ashID))") }
         #expect(try blair.send("PUT", "/api/comments/\(id)/like").status == 404)
         #expect(try blair.get("/api/comments/\(id)/replies").status == 404)
@@ -108,7 +104,7 @@ import TestSupport
         _ = try blair.send("PUT", "/api/comments/\(id)/like")
         _ = try blair.send("PUT", "/api/comments/\(id)/like")
         _ = try blair.send("DELETE", "/api/comments/\(id)/like")
-        let changes = try ThreadTests.changes(ash, since: since, count: 2, query: "&post_id=\(post)")
+        let changes = try ThreadTests.changes(ash, since: since, count: 2, query: "&post_id=\(post)", typePrefix: "comment.liked")
         #expect(changes.map { $0["type"] as? String } == ["comment.liked", "comment.liked"])
         #expect(changes.map { $0["liked"] as? Bool } == [true, false])
         #expect(changes.map { $0["like_count"] as? Int } == [1, 0])

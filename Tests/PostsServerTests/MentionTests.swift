@@ -24,7 +24,7 @@ import TestSupport
         defer { app.stop() }
         let ash = try APIClient.user("ash@example.com", on: app)
         let blair = try APIClient.user("blair@example.com", on: app)
-        let blairID = try #require((try blair.get("/api/me").json["user"] as? [String: Any])?["id"] as? Int)
+        let blairID = try blair.userID()
         let title = "Café 👩‍👩‍👧 with @Blair"
         let body = "e\u{301}té 🎉@blair, @nobody_here and ash@example.com; again @BLAIR."
         let post = try ash.createPost(title, extra: ["body": body])
@@ -47,8 +47,8 @@ import TestSupport
         let ash = try APIClient.user("ash@example.com", on: app)
         let blair = try APIClient.user("blair@example.com", on: app)
         let carol = try APIClient.user("carol@example.com", on: app)
-        let blairID = try #require((try blair.get("/api/me").json["user"] as? [String: Any])?["id"] as? Int)
-        let carolID = try #require((try carol.get("/api/me").json["user"] as? [String: Any])?["id"] as? Int)
+        let blairID = try blair.userID()
+        let carolID = try carol.userID()
         let post = try ash.createPost("Hi @blair", extra: ["body": "nobody yet"]).id
         #expect(try blair.send("PATCH", "/api/profiles/me", json: ["username": "blair_renamed"]).status == 200)
         let kept = Self.mentions(try ash.post(post))
@@ -69,7 +69,7 @@ import TestSupport
         defer { app.stop() }
         let ash = try APIClient.user("ash@example.com", on: app)
         let blair = try APIClient.user("blair@example.com", on: app)
-        let blairID = try #require((try blair.get("/api/me").json["user"] as? [String: Any])?["id"] as? Int)
+        let blairID = try blair.userID()
         let post = try ash.createPost().id
         let since = try #require(try ash.get("/api/changes").json["next_since"] as? String)
         let body = "ünïcödé (@blair) @blair@elsewhere.social @ash"
