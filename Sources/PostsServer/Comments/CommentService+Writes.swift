@@ -26,8 +26,8 @@ extension CommentService {
                 throw APIError.notFound("no such post")
             }
             var comment: [UInt8] = []
-            // An authenticated answer, as the post a create answers: `liked_by_me` false.
-            try CommentShape.append(row, withLiked: true, to: &comment)
+            // Without `liked_by_me`: the answer is the comment the change carries, as before.
+            try CommentShape.append(row, to: &comment)
             return comment
         }
         do {
@@ -91,7 +91,7 @@ extension CommentService {
                 data: [("comment", "\(unsafeSQL: CommentShape.json)"), ("comment_count", "post.comment_count"),
                        ("reply_to", "c.reply_to")],
                 source: "FROM post, c \(unsafeSQL: CommentShape.authorJoin)"))))
-            SELECT \(unsafeSQL: CommentShape.columns), false AS liked_by_me FROM c \(unsafeSQL: CommentShape.authorJoin)
+            SELECT \(unsafeSQL: CommentShape.columns) FROM c \(unsafeSQL: CommentShape.authorJoin)
             """
     }
 
