@@ -64,6 +64,19 @@ import TestSupport
         #expect(Self.mentions(retitled.json["post"] as? [String: Any]).map { $0["user_id"] as? Int } == [carolID])
     }
 
+    /// A sentence's full stop is no part of a name, unless a username ends with it.
+    @Test func trailingDots_nameTheLongestUsernameThatExists() throws {
+        let app = try TestApplication.start()
+        defer { app.stop() }
+        let ash = try APIClient.user("ash@example.com", on: app)
+        let dot = try APIClient.user("dot@example.com", on: app)
+        #expect(try dot.send("PATCH", "/api/profiles/me", json: ["username": "dot."]).status == 200)
+        let body = "thanks @ash. and @dot. and @dot"
+        let comment = try ThreadTests.comment(ash, on: try ash.createPost().id, body)
+        #expect(Self.mentions(comment).map { Self.slice(body, $0) } == ["@ash", "@dot."])
+        #expect(Self.mentions(comment).map { $0["user_id"] as? Int } == [try ash.userID(), try dot.userID()])
+    }
+
     @Test func commentMentions_andTheChangeCarriesThem() throws {
         let app = try TestApplication.start()
         defer { app.stop() }
