@@ -8,7 +8,9 @@ import TestSupport
 
 /// Comment likes end to end: idempotent like and unlike, exact counts under concurrency,
 /// `liked_by_me`, blocks and suspensions, and the `comment.liked` change.
-@Suite struct CommentLikeTests {
+// One test at a time: each starts a server, and the whole run's thread count must stay
+// under what `ServerConcurrencyTests` allows the process (it counts /proc/self's threads).
+@Suite(.serialized) struct CommentLikeTests {
     @Test func likeAndUnlike_areIdempotent_andShowInTheComment() throws {
         let app = try TestApplication.start()
         defer { app.stop() }

@@ -6,7 +6,9 @@ import TestSupport
 /// Mentions end to end: resolved when the text is written, UTF-8 byte offsets into the
 /// field, case-insensitive, unknown names ignored, kept by id through a rename, parsed
 /// again by an edit, on comments too, and in the changes.
-@Suite struct MentionTests {
+// One test at a time: each starts a server, and the whole run's thread count must stay
+// under what `ServerConcurrencyTests` allows the process (it counts /proc/self's threads).
+@Suite(.serialized) struct MentionTests {
     private static func mentions(_ object: [String: Any]?) -> [[String: Any]] {
         (object?["mentions"] as? [[String: Any]]) ?? []
     }

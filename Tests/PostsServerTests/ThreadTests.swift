@@ -8,7 +8,9 @@ import TestSupport
 
 /// Threaded comments end to end: replies one level deep, the top-level list, the flat list
 /// and the replies page, deletes with exact counts, and the changes they record.
-@Suite struct ThreadTests {
+// One test at a time: each starts a server, and the whole run's thread count must stay
+// under what `ServerConcurrencyTests` allows the process (it counts /proc/self's threads).
+@Suite(.serialized) struct ThreadTests {
     /// Comments a post as `client`, a reply when `replyTo` is set: the comment object.
     static func comment(_ client: APIClient, on post: Int, _ body: String, replyTo: String? = nil) throws -> [String: Any] {
         var fields: [String: Any?] = ["body": body]
