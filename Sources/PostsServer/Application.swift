@@ -67,6 +67,7 @@ public final class Application: Sendable {
         UploadRoutes.register(on: &routes, images: images)
         LikeRoutes.register(on: &routes, likes: LikeService(pool: pool))
         CommentRoutes.register(on: &routes, comments: CommentService(pool: pool), blockedWords: blockedWords)
+        CommentLikeRoutes.register(on: &routes, likes: CommentLikeService(pool: pool))
         RelationRoutes.register(on: &routes, relations: RelationService(pool: pool))
         ModerationRoutes.register(on: &routes, reports: ReportService(pool: pool),
                                   moderation: ModerationService(pool: pool, posts: posts))

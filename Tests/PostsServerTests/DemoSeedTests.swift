@@ -32,10 +32,13 @@ import TestSupport
         #expect(json["posts"] as? Int == Self.posts)
         let likes = try #require(json["likes"] as? Int)
         let comments = try #require(json["comments"] as? Int)
+        let commentLikes = try #require(json["comment_likes"] as? Int)
         #expect(try Self.counterMismatches(app.pool) == 0)
 
         // Replaying the changes gives the rows' counters: each change carried its own moment.
-        let changes = try ChangeLogTests.changes(after: since, in: client, count: Self.posts + likes + comments)
+        let changes = try ChangeLogTests.changes(after: since, in: client, count: Self.posts + likes + comments + commentLikes)
+        #expect(changes.filter { $0["type"] as? String == "comment.liked" }.count == commentLikes)
+        #expect(changes.contains { $0["type"] as? String == "comment.created" && $0["reply_to"] is String })
         #expect(changes.filter { $0["type"] as? String == "post.created" }.count == Self.posts)
         #expect(changes.filter { $0["type"] as? String == "like.changed" }.count == likes)
         #expect(changes.filter { $0["type"] as? String == "comment.created" }.count == comments)
@@ -45,6 +48,7 @@ import TestSupport
             switch change["type"] as? String {
             case "like.changed": likeCounts[post] = change["like_count"] as? Int
             case "comment.created": commentCounts[post] = change["comment_count"] as? Int
+            case "comment.liked": break
             case "post.created":
                 if let parent = change["parent_id"] as? Int { childCounts[parent] = change["parent_child_count"] as? Int }
             default: Issue.record("unexpected change \(change)")
@@ -114,6 +118,13 @@ import TestSupport
         }
         #expect(Set(plan.likes.map { "\($0.post)/\($0.user)" }).count == plan.likes.count)
         #expect(plan.comments.allSatisfy { (0..<300).contains($0.post) && (0..<7).contains($0.author) })
+        // A reply answers an earlier top-level comment of its own post.
+        for (index, comment) in plan.comments.enumerated() {
+            guard let top = comment.replyTo else { continue }
+            #expect(top < index && plan.comments[top].post == comment.post && plan.comments[top].replyTo == nil)
+        }
+        #expect(plan.comments.contains { $0.replyTo != nil })
+        #expect(Set(plan.commentLikes.map { "\($0.comment)/\($0.user)" }).count == plan.commentLikes.count)
     }
 
     private static func counterMismatches(_ pool: ConnectionPool) throws -> Int {
@@ -123,6 +134,9 @@ import TestSupport
                 WHERE child_count <> (SELECT count(*) FROM posts c WHERE c.parent_id = p.id)
                    OR like_count <> (SELECT count(*) FROM likes l WHERE l.post_id = p.id)
                    OR comment_count <> (SELECT count(*) FROM comments m WHERE m.post_id = p.id)
+                   OR EXISTS (SELECT 1 FROM comments c WHERE c.post_id = p.id
+                              AND (c.reply_count <> (SELECT count(*) FROM comments r WHERE r.reply_to = c.id)
+                                   OR c.like_count <> (SELECT count(*) FROM comment_likes l WHERE l.comment_id = c.id)))
                 """).first!.decode("n")
         }
     }

@@ -25,6 +25,11 @@ extension APIClient {
     func post(_ id: Int) throws -> [String: Any]? {
         try get("/api/posts/\(id)").json["post"] as? [String: Any]
     }
+
+    /// The user this client acts for (made by this first request in trust mode).
+    func userID() throws -> Int {
+        try #require((try get("/api/me").json["user"] as? [String: Any])?["id"] as? Int)
+    }
 }
 
 extension Dictionary where Key == String, Value == Any {

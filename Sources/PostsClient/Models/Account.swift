@@ -83,4 +83,11 @@ public struct SeedCounts: Codable, Sendable, Equatable {
     public let posts: Int
     public let likes: Int
     public let comments: Int
+    /// Nil from servers before comment likes.
+    public let commentLikes: Int?
+
+    enum CodingKeys: String, CodingKey {
+        case users, posts, likes, comments
+        case commentLikes = "comment_likes"
+    }
 }

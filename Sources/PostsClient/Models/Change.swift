@@ -22,15 +22,19 @@ public struct Change: Codable, Sendable, Equatable, Identifiable {
     public let oldParentID: Int?
     /// `post.deleted`: the post and its whole subtree.
     public let deletedIDs: [Int]?
-    /// `like.changed`.
+    /// `like.changed`, `comment.liked`.
     public let liked: Bool?
+    /// The post's (`like.changed`) or the comment's (`comment.liked`).
     public let likeCount: Int?
     /// `comment.created`.
     public let comment: Comment?
     /// `comment.created`, `comment.deleted`.
     public let commentCount: Int?
-    /// `comment.deleted`.
+    /// `comment.deleted`, `comment.liked`.
     public let commentID: UUID?
+    /// `comment.created`, `comment.deleted`: the thread's top-level comment, nil for a
+    /// top-level comment (whose delete took its replies with it).
+    public let replyTo: UUID?
     /// `profile.updated`.
     public let profile: Profile?
 
@@ -50,6 +54,7 @@ public struct Change: Codable, Sendable, Equatable, Identifiable {
         case comment
         case commentCount = "comment_count"
         case commentID = "comment_id"
+        case replyTo = "reply_to"
         case profile
     }
 }
@@ -78,6 +83,7 @@ public struct ChangeType: RawRepresentable, Codable, Sendable, Hashable, CustomS
     public static let likeChanged = ChangeType(rawValue: "like.changed")
     public static let commentCreated = ChangeType(rawValue: "comment.created")
     public static let commentDeleted = ChangeType(rawValue: "comment.deleted")
+    public static let commentLiked = ChangeType(rawValue: "comment.liked")
     public static let profileUpdated = ChangeType(rawValue: "profile.updated")
     /// The account `userID` was deleted: forget its profile (its posts' changes came before).
     public static let profileDeleted = ChangeType(rawValue: "profile.deleted")

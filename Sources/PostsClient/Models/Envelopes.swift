@@ -46,6 +46,12 @@ struct CommentsEnvelope: Decodable {
     enum CodingKeys: String, CodingKey { case comments, count, nextCursor = "next_cursor" }
 }
 
+struct RepliesEnvelope: Decodable {
+    let replies: [Comment]
+    let nextCursor: String?
+    enum CodingKeys: String, CodingKey { case replies, nextCursor = "next_cursor" }
+}
+
 struct ChangesEnvelope: Decodable {
     let changes: [Change]
     let nextSince: String

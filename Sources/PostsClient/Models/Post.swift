@@ -34,6 +34,9 @@ public struct Post: Codable, Sendable, Equatable, Hashable, Identifiable {
     /// True for a tombstone: the post of a deleted account kept because others posted
     /// under it (title `[deleted]`, no text, no image). Nil from servers before it existed.
     public let deleted: Bool?
+    /// The `@username`s of the title, summary and body that name someone. Nil from servers
+    /// before mentions.
+    public let mentions: [Mention]?
 
     /// Whether this is a tombstone (see `deleted`): show it as removed, offer no actions.
     public var isTombstone: Bool { deleted ?? false }
@@ -56,12 +59,14 @@ public struct Post: Codable, Sendable, Equatable, Hashable, Identifiable {
         case commentCount = "comment_count"
         case likedByMe = "liked_by_me"
         case deleted
+        case mentions
     }
 
     public init(id: Int, userID: Int, parentID: Int?, title: String, summary: String, body: String,
                 imageURL: String?, imageWidth: Int? = nil, imageHeight: Int? = nil, createdAt: Date,
                 timezone: String, locationTag: String?, aiGenerated: Bool, authorName: String?,
-                childCount: Int, likeCount: Int, commentCount: Int, likedByMe: Bool?, deleted: Bool? = false) {
+                childCount: Int, likeCount: Int, commentCount: Int, likedByMe: Bool?, deleted: Bool? = false,
+                mentions: [Mention]? = []) {
         self.id = id
         self.userID = userID
         self.parentID = parentID
@@ -81,5 +86,6 @@ public struct Post: Codable, Sendable, Equatable, Hashable, Identifiable {
         self.commentCount = commentCount
         self.likedByMe = likedByMe
         self.deleted = deleted
+        self.mentions = mentions
     }
 }

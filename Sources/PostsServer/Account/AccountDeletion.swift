@@ -40,6 +40,7 @@ struct AccountDeletion: Sendable {
             UNION SELECT parent_id FROM posts WHERE user_id = \(userID) AND parent_id IS NOT NULL
             UNION SELECT post_id FROM likes WHERE user_id = \(userID)
             UNION SELECT post_id FROM comments WHERE user_id = \(userID)
+            UNION SELECT c.post_id FROM comment_likes cl JOIN comments c ON c.id = cl.comment_id WHERE cl.user_id = \(userID)
             """).rows.map { try $0.decode(at: 0, as: Int64.self) })
     }
 
@@ -66,8 +67,8 @@ struct AccountDeletion: Sendable {
             """).rows.map { try $0.decode(at: 0, as: Int64.self) })
     }
 
-    /// The account's likes and comments on the posts that stay (all but `gone`, whose
-    /// rows go with them by cascade), with their counters and changes.
+    /// The account's likes (of posts and of comments) and comments on the posts that stay
+    /// (all but `gone`, whose rows go with them by cascade), with their counters and changes.
     private func withdrawLikesAndComments(of userID: Int64, except gone: Set<Int64>,
                                           on connection: PostgresConnection) throws {
         let goneIDs = PostgresArray(Array(gone))
@@ -84,7 +85,32 @@ struct AccountDeletion: Sendable {
             """)
         try connection.query("""
             WITH withdrawn AS (
-                DELETE FROM comments WHERE user_id = \(userID) AND NOT (post_id = ANY(\(goneIDs))) RETURNING id, post_id
+                DELETE FROM comment_likes cl USING comments c
+                WHERE cl.user_id = \(userID) AND c.id = cl.comment_id AND NOT (c.post_id = ANY(\(goneIDs)))
+                RETURNING cl.comment_id
+            ), upd AS (
+                UPDATE comments c SET like_count = c.like_count - 1 FROM withdrawn WHERE c.id = withdrawn.comment_id
+                RETURNING c.id, c.post_id, c.like_count
+            )
+            \(ChangeLog.record(ChangeRecord(
+                kind: .commentLiked, postID: "upd.post_id", parentID: "p.parent_id", userID: "\(userID)",
+                data: [("comment_id", "upd.id"), ("liked", "false"), ("like_count", "upd.like_count")],
+                source: "FROM upd JOIN posts p ON p.id = upd.post_id ORDER BY upd.post_id, upd.id")))
+            """)
+        // The account's comments, and the others' replies under its top-level ones (they go
+        // with their thread): every row deleted here is counted here, so the post's count
+        // and the threads' `reply_count` stay exact.
+        try connection.query("""
+            WITH own AS (
+                SELECT id FROM comments WHERE user_id = \(userID) AND NOT (post_id = ANY(\(goneIDs)))
+            ), withdrawn AS (
+                DELETE FROM comments WHERE id IN (SELECT id FROM own) OR reply_to IN (SELECT id FROM own)
+                RETURNING id, post_id, reply_to
+            ), threads AS (
+                SELECT reply_to AS id, count(*) AS n FROM withdrawn
+                WHERE reply_to IS NOT NULL AND reply_to NOT IN (SELECT id FROM withdrawn) GROUP BY reply_to
+            ), thread_upd AS (
+                UPDATE comments c SET reply_count = c.reply_count - threads.n FROM threads WHERE c.id = threads.id
             ), counts AS (
                 SELECT post_id, count(*) AS n FROM withdrawn GROUP BY post_id
             ), upd AS (
@@ -93,7 +119,7 @@ struct AccountDeletion: Sendable {
             )
             \(ChangeLog.record(ChangeRecord(
                 kind: .commentDeleted, postID: "upd.id", parentID: "upd.parent_id", userID: "\(userID)",
-                data: [("comment_id", "withdrawn.id"), ("comment_count", "upd.comment_count")],
+                data: [("comment_id", "withdrawn.id"), ("comment_count", "upd.comment_count"), ("reply_to", "withdrawn.reply_to")],
                 source: "FROM withdrawn JOIN upd ON upd.id = withdrawn.post_id ORDER BY upd.id, withdrawn.id")))
             """)
     }

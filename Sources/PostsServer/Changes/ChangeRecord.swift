@@ -11,6 +11,7 @@ struct ChangeRecord: Sendable {
         case likeChanged = "like.changed"
         case commentCreated = "comment.created"
         case commentDeleted = "comment.deleted"
+        case commentLiked = "comment.liked"
         case profileUpdated = "profile.updated"
         case profileDeleted = "profile.deleted"
     }

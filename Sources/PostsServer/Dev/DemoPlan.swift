@@ -34,15 +34,27 @@ struct DemoPlan: Sendable, Equatable {
         let body: String
         /// Which comment of its post it is: the post's `comment_count` after it.
         let rank: Int
+        /// An earlier top-level comment of the same post this one replies to; nil for a
+        /// top-level comment.
+        var replyTo: Int? = nil
+    }
+
+    struct CommentLike: Sendable, Equatable {
+        let comment: Int
+        let user: Int
+        /// Which like of its comment it is: the comment's `like_count` after it.
+        let rank: Int
     }
 
     let users: [User]
     let posts: [Post]
     let likes: [Like]
     let comments: [Comment]
+    let commentLikes: [CommentLike]
 
     static let maxLikesPerPost = 6
     static let maxCommentsPerPost = 3
+    static let maxLikesPerComment = 2
 
     /// `users` new users; `posts` posts written by `authors` people (the new users, or
     /// those already there when none are asked for). `batch` keeps usernames unique across
@@ -78,12 +90,24 @@ struct DemoPlan: Sendable, Equatable {
             while likedBy.count < likers { likedBy.insert(Int.random(in: 0..<authorCount, using: &random)) }
             likes += likedBy.sorted().enumerated().map { Like(post: post, user: $1, rank: $0 + 1) }
             let commentCount = Int.random(in: 0...Self.maxCommentsPerPost, using: &random)
+            var topLevel: [Int] = []
             for rank in stride(from: 1, through: commentCount, by: 1) {
+                // After the first, about one comment in two answers an earlier top-level one.
+                let replyTo = topLevel.isEmpty || Bool.random(using: &random) ? nil : topLevel.randomElement(using: &random)
+                if replyTo == nil { topLevel.append(comments.count) }
                 comments.append(Comment(post: post, author: Int.random(in: 0..<authorCount, using: &random),
-                                        body: DemoText.comments.randomElement(using: &random)!, rank: rank))
+                                        body: DemoText.comments.randomElement(using: &random)!, rank: rank, replyTo: replyTo))
             }
+        }
+        var commentLikes: [CommentLike] = []
+        for comment in comments.indices {
+            let likers = Int.random(in: 0...min(authorCount, Self.maxLikesPerComment), using: &random)
+            var likedBy = Set<Int>()
+            while likedBy.count < likers { likedBy.insert(Int.random(in: 0..<authorCount, using: &random)) }
+            commentLikes += likedBy.sorted().enumerated().map { CommentLike(comment: comment, user: $1, rank: $0 + 1) }
         }
         self.likes = likes
         self.comments = comments
+        self.commentLikes = commentLikes
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Postgres
 
 /// The SQL behind `DemoSeed`: rows of a kind in one statement over bound arrays, with their
@@ -86,28 +87,55 @@ enum DemoRows {
     }
 
     /// Some of the plan's comments, a second apart, the plan's last one a second old.
-    static func insertComments(_ comments: ArraySlice<DemoPlan.Comment>, of total: Int, postIDs: [Int64],
+    static func insertComments(_ comments: ArraySlice<DemoPlan.Comment>, of total: Int, ids: [UUID], postIDs: [Int64],
                                authors: [Int64], on connection: PostgresConnection) throws {
         guard !comments.isEmpty else { return }
+        // uuid arrays as text: '' stands for a top-level comment's reply_to.
         try connection.query("""
             WITH input AS MATERIALIZED (
-                SELECT gen_random_uuid() AS id, * FROM unnest(
+                SELECT * FROM unnest(
+                    \(PostgresArray(comments.indices.map { ids[$0].uuidString })),
+                    \(PostgresArray(comments.map { $0.replyTo.map { ids[$0].uuidString } ?? "" })),
                     \(PostgresArray(comments.map { postIDs[$0.post] })), \(PostgresArray(comments.map { authors[$0.author] })),
                     \(PostgresArray(comments.map(\.body))), \(PostgresArray(comments.map { Int64($0.rank) })),
                     \(PostgresArray(comments.indices.map { Int64(total - $0) })))
-                    WITH ORDINALITY AS i(post_id, user_id, body, rank, seconds_ago, k)
+                    WITH ORDINALITY AS i(id, reply_to, post_id, user_id, body, rank, seconds_ago, k)
             ), c AS (
-                INSERT INTO comments (id, post_id, user_id, body, created_at)
-                SELECT id, post_id, user_id, body, now() - seconds_ago * interval '1 second'
+                INSERT INTO comments (id, reply_to, post_id, user_id, body, created_at)
+                SELECT id::uuid, nullif(reply_to, '')::uuid, post_id, user_id, body, now() - seconds_ago * interval '1 second'
                 FROM input ORDER BY k
                 RETURNING *
             )
             \(ChangeLog.record(ChangeRecord(
                 kind: .commentCreated, postID: "c.post_id", parentID: "p.parent_id", userID: "c.user_id",
-                data: [("comment", "\(unsafeSQL: CommentShape.json)"), ("comment_count", "input.rank")],
+                data: [("comment", "\(unsafeSQL: CommentShape.json)"), ("comment_count", "input.rank"),
+                       ("reply_to", "c.reply_to")],
                 source: """
-                    FROM c JOIN input USING (id) \(unsafeSQL: CommentShape.authorJoin) JOIN posts p ON p.id = c.post_id
+                    FROM c JOIN input ON input.id::uuid = c.id \(unsafeSQL: CommentShape.authorJoin) JOIN posts p ON p.id = c.post_id
                     ORDER BY input.k
+                    """)))
+            """)
+    }
+
+    static func insertCommentLikes(_ likes: ArraySlice<DemoPlan.CommentLike>, commentIDs: [UUID], authors: [Int64],
+                                   on connection: PostgresConnection) throws {
+        guard !likes.isEmpty else { return }
+        try connection.query("""
+            WITH input AS (
+                SELECT * FROM unnest(\(PostgresArray(likes.map { commentIDs[$0.comment].uuidString })),
+                                     \(PostgresArray(likes.map { authors[$0.user] })),
+                                     \(PostgresArray(likes.map { Int64($0.rank) })))
+                    WITH ORDINALITY AS i(comment_id, user_id, rank, k)
+            ), l AS (
+                INSERT INTO comment_likes (comment_id, user_id) SELECT comment_id::uuid, user_id FROM input ORDER BY k
+                RETURNING comment_id, user_id
+            )
+            \(ChangeLog.record(ChangeRecord(
+                kind: .commentLiked, postID: "c.post_id", parentID: "p.parent_id", userID: "l.user_id",
+                data: [("comment_id", "l.comment_id"), ("liked", "true"), ("like_count", "input.rank")],
+                source: """
+                    FROM l JOIN input ON input.comment_id::uuid = l.comment_id AND input.user_id = l.user_id
+                    JOIN comments c ON c.id = l.comment_id JOIN posts p ON p.id = c.post_id ORDER BY input.k
                     """)))
             """)
     }
@@ -115,6 +143,12 @@ enum DemoRows {
     /// The counters the rows imply, in the rows themselves (API.md: counts kept in the row).
     static func settleCounters(of postIDs: ArraySlice<Int64>, on connection: PostgresConnection) throws {
         guard !postIDs.isEmpty else { return }
+        try connection.query("""
+            UPDATE comments c SET
+                reply_count = (SELECT count(*) FROM comments r WHERE r.reply_to = c.id),
+                like_count = (SELECT count(*) FROM comment_likes l WHERE l.comment_id = c.id)
+            WHERE c.post_id = ANY(\(PostgresArray(Array(postIDs))))
+            """)
         try connection.query("""
             UPDATE posts p SET
                 child_count = (SELECT count(*) FROM posts c WHERE c.parent_id = p.id),

@@ -1,3 +1,4 @@
+import Foundation
 import HTTP
 import Postgres
 
@@ -11,6 +12,7 @@ public struct DemoSeed: Sendable {
         public let posts: Int
         public let likes: Int
         public let comments: Int
+        public let commentLikes: Int
     }
 
     static let maxUsers = 1_000
@@ -60,15 +62,20 @@ public struct DemoSeed: Sendable {
             for range in Self.slices(of: plan.likes.count) {
                 try DemoRows.insertLikes(plan.likes[range], postIDs: postIDs, authors: authors, on: connection)
             }
+            // Made here so that a reply can name its comment, whichever statement writes either.
+            let commentIDs = plan.comments.map { _ in UUID() }
             for range in Self.slices(of: plan.comments.count) {
-                try DemoRows.insertComments(plan.comments[range], of: plan.comments.count, postIDs: postIDs,
+                try DemoRows.insertComments(plan.comments[range], of: plan.comments.count, ids: commentIDs, postIDs: postIDs,
                                             authors: authors, on: connection)
+            }
+            for range in Self.slices(of: plan.commentLikes.count) {
+                try DemoRows.insertCommentLikes(plan.commentLikes[range], commentIDs: commentIDs, authors: authors, on: connection)
             }
             for range in Self.slices(of: postIDs.count) {
                 try DemoRows.settleCounters(of: postIDs[range], on: connection)
             }
             return Counts(users: created.count, posts: postIDs.count, likes: plan.likes.count,
-                          comments: plan.comments.count)
+                          comments: plan.comments.count, commentLikes: plan.commentLikes.count)
         }
     }
 

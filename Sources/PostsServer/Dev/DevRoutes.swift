@@ -21,6 +21,7 @@ enum DevRoutes {
             answer.add("posts", counts.posts)
             answer.add("likes", counts.likes)
             answer.add("comments", counts.comments)
+            answer.add("comment_likes", counts.commentLikes)
             return answer.response(status: .created)
         }
         routes.get("/api/dev/mailbox", access: .open) { request, _ in

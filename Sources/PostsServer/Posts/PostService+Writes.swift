@@ -33,6 +33,9 @@ extension PostService {
         let imageURL: String? = image?.url
         let imageWidth: Int32? = image.map { Int32($0.width) }
         let imageHeight: Int32? = image.map { Int32($0.height) }
+        // No lookup at all when no field holds a candidate `@name` (most posts).
+        let mentions = Mentions.column(try Mentions.resolve(
+            [("title", draft.title), ("summary", draft.summary), ("body", draft.body)], on: connection))
         // The parent's lock before any write (its count is in the change: see ChangeLog).
         let query: SQLQuery = """
             WITH lock AS (\(ChangeLog.lock(posts: [parentID]))),
@@ -42,10 +45,10 @@ extension PostService {
                 RETURNING id, child_count
             ), p AS (
                 INSERT INTO posts (user_id, parent_id, title, summary, body, image_url, image_width, image_height,
-                                   timezone, location_tag, ai_generated)
+                                   timezone, location_tag, ai_generated, mentions)
                 SELECT \(caller.userID), \(parentID)::bigint, \(draft.title), \(draft.summary), \(draft.body),
                        \(imageURL)::text, \(imageWidth)::int, \(imageHeight)::int,
-                       \(draft.timezone), \(locationTag)::text, \(draft.aiGenerated)
+                       \(draft.timezone), \(locationTag)::text, \(draft.aiGenerated), \(mentions)::json
                 WHERE (\(parentID)::bigint IS NULL OR EXISTS (SELECT 1 FROM parent)) AND \(unsafeSQL: ChangeLog.gate)
                 RETURNING *
             ), recorded AS (\(ChangeLog.record(ChangeRecord(
@@ -87,10 +90,12 @@ extension PostService {
         do {
             let (post, replaced) = try pool.withTransaction { connection -> ([UInt8], String?) in
                 try connection.query(ChangeLog.lock(posts: [id]))
-                let previous = try lockOwned(id, by: caller, on: connection).imageURL
+                let owned = try lockOwned(id, by: caller, on: connection)
+                let previous = owned.imageURL
                 let title: String? = edits.title
                 let summary: String? = edits.summary
                 let body: String? = edits.body
+                let mentions = try Self.mentions(after: edits, of: owned, on: connection)
                 let changesLocation: Bool = edits.locationTag != nil
                 let location: String? = edits.locationTag.flatMap { $0 }
                 let imageURL: String? = stored?.url
@@ -105,7 +110,8 @@ extension PostService {
                             location_tag = CASE WHEN \(changesLocation) THEN \(location)::text ELSE location_tag END,
                             image_url = coalesce(\(imageURL)::text, image_url),
                             image_width = CASE WHEN \(imageURL)::text IS NULL THEN image_width ELSE \(imageWidth)::int END,
-                            image_height = CASE WHEN \(imageURL)::text IS NULL THEN image_height ELSE \(imageHeight)::int END
+                            image_height = CASE WHEN \(imageURL)::text IS NULL THEN image_height ELSE \(imageHeight)::int END,
+                            mentions = CASE WHEN \(mentions.changed) THEN \(mentions.column)::json ELSE mentions END
                         WHERE id = \(id) RETURNING *
                     ), recorded AS (\(ChangeLog.record(ChangeRecord(
                         kind: .postUpdated, postID: "p.id", parentID: "p.parent_id", userID: "\(caller.userID)",
@@ -130,12 +136,32 @@ extension PostService {
     /// The post, read without a lock (no write, so no xid yet: see ChangeLog): 404 if there
     /// is none, 403 if it is another's.
     func owned(_ id: Int64, by caller: Caller, on connection: PostgresConnection) throws -> OwnedPost {
-        try checkOwner(connection.query("SELECT user_id, parent_id, image_url, deleted FROM posts WHERE id = \(id)").first, caller)
+        try checkOwner(connection.query("SELECT user_id, parent_id, image_url, deleted, NULL::text AS mentions FROM posts WHERE id = \(id)").first, caller)
     }
 
     struct OwnedPost {
         let parentID: Int64?
         let imageURL: String?
+        /// The `mentions` column as it was (read by `lockOwned`, for an edit).
+        var mentions: String? = nil
+    }
+
+    /// An edit's mentions: the edited fields parsed again (names resolved as of now), the
+    /// others' kept as they were (a mention of a user renamed since stays theirs). Nothing
+    /// to write when no text field is edited.
+    static func mentions(after edits: PostEdits, of post: OwnedPost,
+                         on connection: PostgresConnection) throws -> (changed: Bool, column: String?) {
+        let edited = [("title", edits.title), ("summary", edits.summary), ("body", edits.body)]
+            .compactMap { field, text in text.map { (field: field, text: $0) } }
+        guard !edited.isEmpty else { return (false, nil) }
+        let fieldOrder = ["title", "summary", "body"]
+        let editedFields = Set(edited.map(\.field))
+        let kept = Mentions.decode(post.mentions).filter { !editedFields.contains($0.field) }
+        let merged = (kept + (try Mentions.resolve(edited, on: connection))).sorted {
+            ($0.field == $1.field) ? $0.start < $1.start
+                : fieldOrder.firstIndex(of: $0.field)! < fieldOrder.firstIndex(of: $1.field)!
+        }
+        return (true, Mentions.column(merged))
     }
 
     /// The post, whoever wrote it (a moderator's removal): 404 if there is none, 410 for a
@@ -151,7 +177,7 @@ extension PostService {
     /// Locks the post's row for this transaction: 404 if there is none, 403 if it is another's.
     func lockOwned(_ id: Int64, by caller: Caller, on connection: PostgresConnection) throws -> OwnedPost {
         try checkOwner(connection.query("""
-            SELECT user_id, parent_id, image_url, deleted FROM posts WHERE id = \(id) FOR UPDATE
+            SELECT user_id, parent_id, image_url, deleted, mentions::text AS mentions FROM posts WHERE id = \(id) FOR UPDATE
             """).first, caller)
     }
 
@@ -162,7 +188,8 @@ extension PostService {
         guard try row.decode("user_id", as: Int64.self) == caller.userID else {
             throw APIError.forbidden("only the post's author may change it")
         }
-        return OwnedPost(parentID: try row.decode("parent_id"), imageURL: try row.decode("image_url"))
+        let mentions = row.withBytes(at: 4) { $0.map { String(decoding: $0, as: UTF8.self) } }
+        return OwnedPost(parentID: try row.decode("parent_id"), imageURL: try row.decode("image_url"), mentions: mentions)
     }
 }
 

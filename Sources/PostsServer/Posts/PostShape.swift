@@ -22,6 +22,7 @@ enum PostShape {
         ResourceField("like_count", "p.like_count", .count),
         ResourceField("comment_count", "p.comment_count", .count),
         ResourceField("deleted", "p.deleted", .flag),
+        ResourceField("mentions", "p.mentions", .jsonArray),
     ])
 
     static let columns = shape.selectList()

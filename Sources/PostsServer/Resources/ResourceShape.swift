@@ -39,6 +39,7 @@ struct ResourceShape: Sendable {
             let value = switch field.kind {
             case .time: "to_char(\(field.sql) AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
             case .object(let shape): shape.jsonSQL
+            case .jsonArray: "coalesce(\(field.sql), '[]'::json)"
             default: field.sql
             }
             return "'\(field.key)', \(value)"
@@ -97,8 +98,11 @@ struct ResourceField: Sendable {
         case flag
         /// A timestamptz, shown as API.md's time (RFC 3339, UTC, milliseconds).
         case time
-        /// A uuid, shown as its lowercase text.
+        /// A uuid, shown as its lowercase text, or null.
         case uuid
+        /// A `json` column holding an array written compactly by this server, shown as it
+        /// is (no parsing, no re-serialization); NULL shows as `[]`.
+        case jsonArray
         /// Another resource, whose columns follow.
         case object(ResourceShape)
     }
@@ -139,6 +143,10 @@ struct ResourceField: Sendable {
             try RowJSON.appendTimestamp(row, column, to: &out)
         case .uuid:
             RowJSON.appendUUID(row, column, to: &out)
+        case .jsonArray:
+            row.withBytes(at: column) { bytes in
+                if let bytes { out.append(contentsOf: bytes) } else { out += "[]".utf8 }
+            }
         case .object(let shape):
             try shape.append(row, from: column, to: &out)
         }

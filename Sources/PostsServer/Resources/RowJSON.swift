@@ -35,18 +35,19 @@ enum RowJSON {
         out.append(UInt8(ascii: "\""))
     }
 
-    /// A uuid column as its lowercase text, `8-4-4-4-12` hex digits.
+    /// A uuid column as its lowercase text, `8-4-4-4-12` hex digits (null for NULL).
     static func appendUUID(_ row: PostgresRow, _ column: Int, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
         row.withBytes(at: column) { bytes in
-            guard let bytes, bytes.count == 16 else { return }
+            guard let bytes else { return out += "null".utf8 }
+            out.append(UInt8(ascii: "\""))
+            defer { out.append(UInt8(ascii: "\"")) }
+            guard bytes.count == 16 else { return }
             for (index, byte) in bytes.enumerated() {
                 if index == 4 || index == 6 || index == 8 || index == 10 { out.append(UInt8(ascii: "-")) }
                 out.append(hexDigits[Int(byte >> 4)])
                 out.append(hexDigits[Int(byte & 0xF)])
             }
         }
-        out.append(UInt8(ascii: "\""))
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
