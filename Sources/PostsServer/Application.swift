@@ -68,6 +68,7 @@ public final class Application: Sendable {
         LikeRoutes.register(on: &routes, likes: LikeService(pool: pool))
         CommentRoutes.register(on: &routes, comments: CommentService(pool: pool), blockedWords: blockedWords)
         RelationRoutes.register(on: &routes, relations: RelationService(pool: pool))
+        FollowRoutes.register(on: &routes, follows: FollowService(pool: pool), feed: FeedService(pool: pool))
         ModerationRoutes.register(on: &routes, reports: ReportService(pool: pool),
                                   moderation: ModerationService(pool: pool, posts: posts))
         let sessions = Sessions(pool: pool, lifetimeSeconds: configuration.tokenLifetime.components.seconds)

@@ -13,6 +13,7 @@ struct ChangeRecord: Sendable {
         case commentDeleted = "comment.deleted"
         case profileUpdated = "profile.updated"
         case profileDeleted = "profile.deleted"
+        case followChanged = "follow.changed"
     }
 
     let kind: Kind
