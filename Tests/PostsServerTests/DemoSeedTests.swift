@@ -32,10 +32,15 @@ import TestSupport
         #expect(json["posts"] as? Int == Self.posts)
         let likes = try #require(json["likes"] as? Int)
         let comments = try #require(json["comments"] as? Int)
+        let follows = try #require(json["follows"] as? Int)
+        #expect(follows == 4 * DemoFollows.perUser)
         #expect(try Self.counterMismatches(app.pool) == 0)
+        // Follows' counters and every follower's feed, posts included (0013's fan-out).
+        #expect(try FollowAudit.mismatches(in: app) == [0, 0, 0])
 
         // Replaying the changes gives the rows' counters: each change carried its own moment.
-        let changes = try ChangeLogTests.changes(after: since, in: client, count: Self.posts + likes + comments)
+        let changes = try ChangeLogTests.changes(after: since, in: client, count: Self.posts + likes + comments + follows)
+        #expect(changes.filter { $0["type"] as? String == "follow.changed" }.count == follows)
         #expect(changes.filter { $0["type"] as? String == "post.created" }.count == Self.posts)
         #expect(changes.filter { $0["type"] as? String == "like.changed" }.count == likes)
         #expect(changes.filter { $0["type"] as? String == "comment.created" }.count == comments)
@@ -47,6 +52,7 @@ import TestSupport
             case "comment.created": commentCounts[post] = change["comment_count"] as? Int
             case "post.created":
                 if let parent = change["parent_id"] as? Int { childCounts[parent] = change["parent_child_count"] as? Int }
+            case "follow.changed": break
             default: Issue.record("unexpected change \(change)")
             }
         }

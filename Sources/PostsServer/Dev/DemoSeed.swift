@@ -11,6 +11,7 @@ public struct DemoSeed: Sendable {
         public let posts: Int
         public let likes: Int
         public let comments: Int
+        public let follows: Int
     }
 
     static let maxUsers = 1_000
@@ -53,6 +54,7 @@ public struct DemoSeed: Sendable {
                                 batch: Self.batchTag(using: &random), using: &random)
             let created = try DemoRows.insertUsers(plan.users, on: connection)
             let authors = userCount > 0 ? created : existing
+            let follows = try DemoFollows.insert(among: created, on: connection)
             let postIDs = try DemoRows.reservePostIDs(count: plan.posts.count, on: connection)
             for range in Self.slices(of: plan.posts.count) {
                 try DemoRows.insertPosts(plan.posts[range], ids: postIDs, authors: authors, on: connection)
@@ -68,7 +70,7 @@ public struct DemoSeed: Sendable {
                 try DemoRows.settleCounters(of: postIDs[range], on: connection)
             }
             return Counts(users: created.count, posts: postIDs.count, likes: plan.likes.count,
-                          comments: plan.comments.count)
+                          comments: plan.comments.count, follows: follows)
         }
     }
 

@@ -21,6 +21,7 @@ enum DevRoutes {
             answer.add("posts", counts.posts)
             answer.add("likes", counts.likes)
             answer.add("comments", counts.comments)
+            answer.add("follows", counts.follows)
             return answer.response(status: .created)
         }
         routes.get("/api/dev/mailbox", access: .open) { request, _ in
