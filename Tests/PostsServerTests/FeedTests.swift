@@ -79,4 +79,27 @@ import TestSupport
         #expect(try Self.ids(ash) == [posts[5], posts[4], posts[2], posts[1]])
         #expect(try FollowAudit.mismatches(in: app) == [0, 0, 0])
     }
+
+    /// Posts written while their author is followed and unfollowed at the same moment: each
+    /// follower's feed ends up with exactly the author's posts if it follows, none if not
+    /// (the fan-out and the follow's backfill never both miss a post, nor leave a stray).
+    @Test func postsAndFollows_atTheSameMoment_leaveEveryFeedExact() throws {
+        let app = try TestApplication.start()
+        defer { app.stop() }
+        let star = try APIClient.user("star@example.com", on: app)
+        let starID = try star.userID()
+        let fans = try (0..<10).map { try APIClient.user("fan\($0)@example.com", on: app) }
+        for fan in fans { _ = try fan.userID() }
+        let writers = try (0..<4).map { _ in try APIClient.user("star@example.com", on: app) }
+        DispatchQueue.concurrentPerform(iterations: 14) { index in
+            if index < 4 {
+                for round in 0..<6 { _ = try? writers[index].createPost("post \(index).\(round)") }
+            } else {
+                for round in 0..<4 { _ = try? fans[index - 4].follow(starID, round % 2 == 0 || index % 2 == 0) }
+            }
+        }
+        #expect(try FollowAudit.mismatches(in: app) == [0, 0, 0])
+        let profile = try star.profile(starID)
+        #expect(profile["posts_count"] as? Int == 24 && profile["followers_count"] as? Int == 5)
+    }
 }
