@@ -71,9 +71,13 @@ for size in $sizes; do
     for round in $(seq "$rounds"); do
         echo "round $round/$rounds" >&2
         for caller in 1 2 3; do
-            line=$(wrk -t2 -c64 -d"${secs}s" --latency -H "X-User-Email: user$caller@example.com" \
+            # Throughput with 64 connections (the shared scenarios' load, queueing included);
+            # latency with as many connections as the pool has (a request's own time).
+            load=$(wrk -t2 -c64 -d"${secs}s" --latency -H "X-User-Email: user$caller@example.com" \
                 -s "$shared/bench/lua/static.lua" "http://127.0.0.1:$port/api/feed?limit=20" | grep '^RESULT')
-            results[$size.$caller]="${results[$size.$caller]:-} $(echo "$line" | awk '{ print $2 "/" $3 "/" $4 "/" $5 }')"
+            alone=$(wrk -t2 -c"$pool" -d"${secs}s" --latency -H "X-User-Email: user$caller@example.com" \
+                -s "$shared/bench/lua/static.lua" "http://127.0.0.1:$port/api/feed?limit=20" | grep '^RESULT')
+            results[$size.$caller]="${results[$size.$caller]:-} $(echo "$load $alone" | awk '{ print $2 "/" $4 "/" $9 "/" $10 "/" $5 + $11 }')"
         done
     done
     # The database's own time for the first page of the 1,000-followee caller.
@@ -91,11 +95,11 @@ SQL
         read -ra runs <<<"${results[$size.$caller]}"
         field() { median $(printf '%s\n' "${runs[@]}" | cut -d/ -f"$1"); }
         count=$((caller == 1 ? 10 : caller == 2 ? 100 : 1000))
-        table+="| $size | $count | $(field 1) | $(field 2) | $(field 3) | $(field 4) |"$'\n'
+        table+="| $size | $count | $(field 1) | $(field 2) | $(field 3) | $(field 4) | $(field 5) |"$'\n'
     done
 
     # What the triggers cost an insert (size by size: the second one is the big table).
-    write_cost() {  # label author
+    write_cost() {  # author
         local script=/tmp/posts-server-bench-feed-insert.sql
         echo "INSERT INTO posts (user_id, title, summary, body) VALUES ($1, 'bench', 'a summary', 'a body');" >"$script"
         pgbench -n -c1 -T"$secs" -f "$script" "$url" 2>/dev/null | awk '/^latency average/ { print $4 }'
@@ -104,18 +108,18 @@ SQL
     psql -q "$url" -c "INSERT INTO follows (follower_id, followee_id)
         SELECT id, $followed FROM users WHERE id <> $followed ORDER BY id LIMIT 1000 ON CONFLICT DO NOTHING"
     psql -q "$url" -c "ALTER TABLE posts DISABLE TRIGGER posts_inserted"
-    off=$(write_cost off 4)
+    off=$(write_cost 4)
     psql -q "$url" -c "ALTER TABLE posts ENABLE TRIGGER posts_inserted"
-    on=$(write_cost on 4)
-    fanned=$(write_cost fanned "$followed")
+    on=$(write_cost 4)
+    fanned=$(write_cost "$followed")
     writes+="| $size | $off | $on | $fanned |"$'\n'
     "$shared/bench/pg.sh" stop "$pg_dir" >/dev/null
 done
 
 echo
-echo "## bench/feed.sh ($(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, pool $pool, wrk -t2 -c64 -d${secs}s, $rounds rounds, medians)"
-echo "| posts | followees | req/s | p50 ms | p99 ms | errors |"
-echo "|---|---|---|---|---|---|"
+echo "## bench/feed.sh ($(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, pool $pool, wrk -t2 -d${secs}s, $rounds rounds, medians)"
+echo "| posts | followees | req/s (64 connections) | p99 ms (64) | p50 ms ($pool connections) | p99 ms ($pool) | errors |"
+echo "|---|---|---|---|---|---|---|"
 printf '%s' "$table"
 echo
 echo "Post insert, database time (pgbench, one client, ms per insert):"

@@ -37,8 +37,9 @@ extension APIClient {
 }
 
 enum FollowAudit {
-    /// Profiles whose counters differ from a count of the rows, feed rows with no follow
-    /// behind them, and posts of followees missing from their followers' feeds: all zero.
+    /// Profiles whose counters differ from a count of the rows, feed rows with no follow or
+    /// no post of that author behind them, and posts of followees missing from their
+    /// followers' feeds: all zero.
     static func mismatches(in app: Application) throws -> [Int] {
         try app.pool.withConnection { connection in
             let row = try connection.query("""
@@ -48,7 +49,8 @@ enum FollowAudit {
                       OR following_count <> (SELECT count(*) FROM follows WHERE follower_id = pr.user_id)
                       OR posts_count <> (SELECT count(*) FROM posts WHERE user_id = pr.user_id)) AS counters,
                   (SELECT count(*) FROM feed_entries fe WHERE NOT EXISTS (
-                      SELECT 1 FROM follows f WHERE f.follower_id = fe.user_id AND f.followee_id = fe.author_id)) AS stray,
+                      SELECT 1 FROM follows f WHERE f.follower_id = fe.user_id AND f.followee_id = fe.author_id)
+                      OR NOT EXISTS (SELECT 1 FROM posts p WHERE p.id = fe.post_id AND p.user_id = fe.author_id)) AS stray,
                   (SELECT count(*) FROM follows f JOIN posts p ON p.user_id = f.followee_id AND NOT p.deleted
                    WHERE NOT EXISTS (SELECT 1 FROM feed_entries fe WHERE fe.user_id = f.follower_id AND fe.post_id = p.id)) AS missing
                 """).firstRow()

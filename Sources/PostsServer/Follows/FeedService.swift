@@ -20,7 +20,8 @@ import Postgres
 /// trigger of migration 0013, which every path that makes posts goes through); a follow
 /// copies the followee's newest `FollowService.backfillLimit` posts; unfollow and block
 /// remove the author's rows (index on (user_id, author_id)); deleted posts and users take
-/// theirs by cascade, and a tombstone's go when it is handed to the reserved user. The
+/// theirs (triggers, not foreign keys: a key's check per fanned-out row cost more than the
+/// row itself), and a tombstone's go when it is handed to the reserved user. The
 /// filters that can change without a write to this table (suspension, blocks and mutes as
 /// the caller's cached sets have them, tombstones) are still applied as the rows are read:
 /// the walk skips those rows and goes on, so a page is full whenever more posts follow.
