@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 24's feed benchmark: GET /api/feed?limit=20 at each database size, for callers who
 # follow 10, 100 and 1,000 people (API.md "Following": p99 under 20 ms, flat across all
-# six). Then what the posts triggers of migration 0013 cost a post's insert (pgbench, one
+# six), with /api/posts/recent?limit=20 as a control in the same run: req/s under 64
+# connections, p50/p99 under as many as the pool has. Then what the posts triggers of migration 0013 cost a post's insert (pgbench, one
 # client, DB time only): triggers off, on with no follower, on with 1,000 followers.
 #
 #   bench/feed.sh [seconds] [sizes…]        (default 8 s per run, sizes 10000 1000000)
@@ -70,13 +71,17 @@ for size in $sizes; do
     bench_wait_for_port "$port" "$server"
     for round in $(seq "$rounds"); do
         echo "round $round/$rounds" >&2
-        for caller in 1 2 3; do
+        for caller in 1 2 3 recent; do
+            # "recent" is the control: /api/posts/recent?limit=20 for user3, the same run, so
+            # that a tail the whole machine gives shows as such.
+            path="/api/feed?limit=20" email=user$caller@example.com
+            [ "$caller" != recent ] || path="/api/posts/recent?limit=20" email=user3@example.com
             # Throughput with 64 connections (the shared scenarios' load, queueing included);
             # latency with as many connections as the pool has (a request's own time).
-            load=$(wrk -t2 -c64 -d"${secs}s" --latency -H "X-User-Email: user$caller@example.com" \
-                -s "$shared/bench/lua/static.lua" "http://127.0.0.1:$port/api/feed?limit=20" | grep '^RESULT')
-            alone=$(wrk -t2 -c"$pool" -d"${secs}s" --latency -H "X-User-Email: user$caller@example.com" \
-                -s "$shared/bench/lua/static.lua" "http://127.0.0.1:$port/api/feed?limit=20" | grep '^RESULT')
+            load=$(wrk -t2 -c64 -d"${secs}s" --latency -H "X-User-Email: $email" \
+                -s "$shared/bench/lua/static.lua" "http://127.0.0.1:$port$path" | grep '^RESULT')
+            alone=$(wrk -t2 -c"$pool" -d"${secs}s" --latency -H "X-User-Email: $email" \
+                -s "$shared/bench/lua/static.lua" "http://127.0.0.1:$port$path" | grep '^RESULT')
             results[$size.$caller]="${results[$size.$caller]:-} $(echo "$load $alone" | awk '{ print $2 "/" $4 "/" $9 "/" $10 "/" $5 + $11 }')"
         done
     done
@@ -91,10 +96,10 @@ EXPLAIN (ANALYZE, BUFFERS) SELECT p.id FROM (
 WHERE NOT p.deleted AND pr.suspended IS NOT TRUE ORDER BY e.created_at DESC, e.id DESC LIMIT 21;
 SQL
     kill "$server"; wait "$server" 2>/dev/null || true; bench_pids=()
-    for caller in 1 2 3; do
+    for caller in 1 2 3 recent; do
         read -ra runs <<<"${results[$size.$caller]}"
         field() { median $(printf '%s\n' "${runs[@]}" | cut -d/ -f"$1"); }
-        count=$((caller == 1 ? 10 : caller == 2 ? 100 : 1000))
+        case $caller in 1) count=10 ;; 2) count=100 ;; 3) count=1000 ;; *) count="recent (control)" ;; esac
         table+="| $size | $count | $(field 1) | $(field 2) | $(field 3) | $(field 4) | $(field 5) |"$'\n'
     done
 
