@@ -69,6 +69,7 @@ public final class Application: Sendable {
         CommentRoutes.register(on: &routes, comments: CommentService(pool: pool), blockedWords: blockedWords)
         CommentLikeRoutes.register(on: &routes, likes: CommentLikeService(pool: pool))
         RelationRoutes.register(on: &routes, relations: RelationService(pool: pool))
+        FollowRoutes.register(on: &routes, follows: FollowService(pool: pool), feed: FeedService(pool: pool))
         ModerationRoutes.register(on: &routes, reports: ReportService(pool: pool),
                                   moderation: ModerationService(pool: pool, posts: posts))
         let sessions = Sessions(pool: pool, lifetimeSeconds: configuration.tokenLifetime.components.seconds)

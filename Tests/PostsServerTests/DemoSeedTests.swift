@@ -33,12 +33,17 @@ import TestSupport
         let likes = try #require(json["likes"] as? Int)
         let comments = try #require(json["comments"] as? Int)
         let commentLikes = try #require(json["comment_likes"] as? Int)
+        let follows = try #require(json["follows"] as? Int)
+        #expect(follows == 4 * DemoFollows.perUser)
         #expect(try Self.counterMismatches(app.pool) == 0)
+        // Follows' counters and every follower's feed, posts included (0013's fan-out).
+        #expect(try FollowAudit.mismatches(in: app) == [0, 0, 0])
 
         // Replaying the changes gives the rows' counters: each change carried its own moment.
-        let changes = try ChangeLogTests.changes(after: since, in: client, count: Self.posts + likes + comments + commentLikes)
+        let changes = try ChangeLogTests.changes(after: since, in: client, count: Self.posts + likes + comments + commentLikes + follows)
         #expect(changes.filter { $0["type"] as? String == "comment.liked" }.count == commentLikes)
         #expect(changes.contains { $0["type"] as? String == "comment.created" && $0["reply_to"] is String })
+        #expect(changes.filter { $0["type"] as? String == "follow.changed" }.count == follows)
         #expect(changes.filter { $0["type"] as? String == "post.created" }.count == Self.posts)
         #expect(changes.filter { $0["type"] as? String == "like.changed" }.count == likes)
         #expect(changes.filter { $0["type"] as? String == "comment.created" }.count == comments)
@@ -51,6 +56,7 @@ import TestSupport
             case "comment.liked": break
             case "post.created":
                 if let parent = change["parent_id"] as? Int { childCounts[parent] = change["parent_child_count"] as? Int }
+            case "follow.changed": break
             default: Issue.record("unexpected change \(change)")
             }
         }

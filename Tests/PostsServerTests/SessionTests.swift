@@ -92,6 +92,9 @@ import TestSupport
         let other = try Self.signIn("blocked@example.com", device: "laptop", in: app)
         let blockedID = try #require((try other.get("/api/me").json["user"] as? [String: Any])?["id"] as? Int)
         #expect(try ash.send("PUT", "/api/users/\(blockedID)/block").status == 200)
+        let followed = try Self.signIn("followed@example.com", device: "tablet", in: app)
+        let followedID = try #require((try followed.get("/api/me").json["user"] as? [String: Any])?["id"] as? Int)
+        #expect(try ash.send("PUT", "/api/users/\(followedID)/follow").status == 200)
         // More posts than a page of the export, written straight to the table.
         try app.pool.withConnection { connection in
             try connection.query("""
@@ -112,7 +115,8 @@ import TestSupport
         #expect((document["comments"] as? [[String: Any]])?.first?["body"] as? String == "hi")
         #expect(document["likes"] as? [Int] == [post.id])
         #expect(document["blocks"] as? [Int] == [blockedID])
-        for empty in ["follows", "reports", "notifications"] { #expect((document[empty] as? [Any])?.isEmpty == true) }
+        #expect(document["follows"] as? [Int] == [followedID])
+        for empty in ["reports", "notifications"] { #expect((document[empty] as? [Any])?.isEmpty == true) }
         #expect(document["token"] == nil && !export.text.contains("token_hash"))
     }
 }

@@ -37,6 +37,13 @@ public struct Change: Codable, Sendable, Equatable, Identifiable {
     public let replyTo: UUID?
     /// `profile.updated`.
     public let profile: Profile?
+    /// `follow.changed`: who follows (or stopped following) whom, and both users'
+    /// counters after it (the followee's `followersCount`, the follower's `followingCount`).
+    public let followerID: Int?
+    public let followeeID: Int?
+    public let following: Bool?
+    public let followersCount: Int?
+    public let followingCount: Int?
 
     public var id: String { seq }
 
@@ -56,6 +63,11 @@ public struct Change: Codable, Sendable, Equatable, Identifiable {
         case commentID = "comment_id"
         case replyTo = "reply_to"
         case profile
+        case followerID = "follower_id"
+        case followeeID = "followee_id"
+        case following
+        case followersCount = "followers_count"
+        case followingCount = "following_count"
     }
 }
 
@@ -87,4 +99,7 @@ public struct ChangeType: RawRepresentable, Codable, Sendable, Hashable, CustomS
     public static let profileUpdated = ChangeType(rawValue: "profile.updated")
     /// The account `userID` was deleted: forget its profile (its posts' changes came before).
     public static let profileDeleted = ChangeType(rawValue: "profile.deleted")
+    /// A follow began or ended (`following`); `userID` made it happen (the follower, or
+    /// the user whose block or deletion ended it).
+    public static let followChanged = ChangeType(rawValue: "follow.changed")
 }

@@ -12,8 +12,9 @@ struct AccountDeletion: Sendable {
 
     func delete(_ userID: Int64) throws {
         let files = try pool.withTransaction { connection -> [String?] in
-            // Every post whose state a change below carries, locked before the first write.
-            try connection.query(ChangeLog.lock(profile: userID))
+            // Every post and profile whose state a change below carries, locked before the
+            // first write (its own profile's, and those of its follows' other sides).
+            try connection.query(FollowEdges.lockProfiles(ofAllFollowsOf: userID))
             try TreeLocks.lock(on: connection) { try touchedPosts(of: userID, on: connection) }
             // The account's rows: from here a post, like or comment of it that another of its
             // sessions starts waits on its foreign key and fails once the account is gone,
@@ -185,6 +186,11 @@ struct AccountDeletion: Sendable {
     /// The user row (its profile, tokens, keys, likes and comments go with it by cascade),
     /// its codes and messages, and the profile's change; its avatar's file.
     private func removeUser(_ userID: Int64, on connection: PostgresConnection) throws -> String? {
+        // Its follows both ways, with the other sides' counters, before the cascade.
+        try connection.query("""
+            WITH \(FollowEdges.removal(where: "f.follower_id = \(userID) OR f.followee_id = \(userID)", by: "\(userID)"))
+            SELECT 1
+            """)
         try connection.query(ChangeLog.record(ChangeRecord(kind: .profileDeleted, userID: "\(userID)", data: [])))
         let row = try connection.query("""
             WITH gone AS (DELETE FROM users WHERE id = \(userID) RETURNING email),

@@ -70,9 +70,14 @@ struct AccountExport: Sendable {
             RowJSON.appendInteger(try row.decode(at: 0, as: Int64.self), to: &out)
         }
 
-        // What this server does not keep yet (follows, reports, notifications): the
-        // document names them all the same, so that a client reads one shape.
-        try file.write(Array(#","follows":[],"reports":[],"notifications":[]}"#.utf8))
+        try writeList("follows", keyedBy: Int64.self, key: "f.followee_id", to: file, on: connection,
+                      select: "SELECT f.followee_id", from: "FROM follows f WHERE f.follower_id = \(userID)") { row, out in
+            RowJSON.appendInteger(try row.decode(at: 0, as: Int64.self), to: &out)
+        }
+
+        // What this server does not keep yet (reports, notifications): the document names
+        // them all the same, so that a client reads one shape.
+        try file.write(Array(#","reports":[],"notifications":[]}"#.utf8))
     }
 
     /// `,"name":[…]`: the rows of `select` `from`, page after page in `key` order (a keyset

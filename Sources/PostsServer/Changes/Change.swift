@@ -37,8 +37,8 @@ struct Change: Sendable {
         RowJSON.appendText(row, 2, to: &out)
         out += #","at":"#.utf8
         try RowJSON.appendTimestamp(row, 3, to: &out)
-        // A profile's change is about no post: it has neither field.
-        if !type.hasPrefix("profile.") {
+        // A profile's or a follow's change is about no post: it has neither field.
+        if !type.hasPrefix("profile.") && !type.hasPrefix("follow.") {
             out += #","post_id":"#.utf8
             RowJSON.appendInteger(postID, to: &out)
             out += #","parent_id":"#.utf8

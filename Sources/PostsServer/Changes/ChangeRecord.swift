@@ -14,6 +14,7 @@ struct ChangeRecord: Sendable {
         case commentLiked = "comment.liked"
         case profileUpdated = "profile.updated"
         case profileDeleted = "profile.deleted"
+        case followChanged = "follow.changed"
     }
 
     let kind: Kind

@@ -13,6 +13,7 @@ public struct DemoSeed: Sendable {
         public let likes: Int
         public let comments: Int
         public let commentLikes: Int
+        public let follows: Int
     }
 
     static let maxUsers = 1_000
@@ -55,6 +56,7 @@ public struct DemoSeed: Sendable {
                                 batch: Self.batchTag(using: &random), using: &random)
             let created = try DemoRows.insertUsers(plan.users, on: connection)
             let authors = userCount > 0 ? created : existing
+            let follows = try DemoFollows.insert(among: created, on: connection)
             let postIDs = try DemoRows.reservePostIDs(count: plan.posts.count, on: connection)
             for range in Self.slices(of: plan.posts.count) {
                 try DemoRows.insertPosts(plan.posts[range], ids: postIDs, authors: authors, on: connection)
@@ -75,7 +77,8 @@ public struct DemoSeed: Sendable {
                 try DemoRows.settleCounters(of: postIDs[range], on: connection)
             }
             return Counts(users: created.count, posts: postIDs.count, likes: plan.likes.count,
-                          comments: plan.comments.count, commentLikes: plan.commentLikes.count)
+                          comments: plan.comments.count, commentLikes: plan.commentLikes.count,
+                          follows: follows)
         }
     }
 

@@ -22,6 +22,7 @@ enum DevRoutes {
             answer.add("likes", counts.likes)
             answer.add("comments", counts.comments)
             answer.add("comment_likes", counts.commentLikes)
+            answer.add("follows", counts.follows)
             return answer.response(status: .created)
         }
         routes.get("/api/dev/mailbox", access: .open) { request, _ in

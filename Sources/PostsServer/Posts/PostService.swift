@@ -114,7 +114,7 @@ struct PostService: Sendable {
         return out
     }
 
-    private static func page(from result: PostgresResult, limit: Int, withLiked: Bool) throws -> Page {
+    static func page(from result: PostgresResult, limit: Int, withLiked: Bool) throws -> Page {
         let rows = result.rows
         let shown = rows.prefix(limit)
         var json: [UInt8] = []

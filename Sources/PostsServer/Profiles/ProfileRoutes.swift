@@ -8,7 +8,7 @@ enum ProfileRoutes {
                          blockedWords: BlockedWords) {
         routes.get("/api/profiles/:user_id", etag: true) { _, context in
             let userID = try context.parameters.require("user_id", as: Int64.self)
-            guard let profile = try profiles.profile(of: userID) else { throw APIError.notFound("no such profile") }
+            guard let profile = try profiles.profile(of: userID, caller: context.caller) else { throw APIError.notFound("no such profile") }
             return answer(profile)
         }
 

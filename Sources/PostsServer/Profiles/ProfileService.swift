@@ -5,11 +5,16 @@ import Postgres
 struct ProfileService: Sendable {
     let pool: ConnectionPool
 
-    func profile(of userID: Int64) throws -> [UInt8]? {
+    /// One profile; with a caller, its `followed_by_me`.
+    func profile(of userID: Int64, caller: Caller? = nil) throws -> [UInt8]? {
         try pool.withConnection { connection in
-            try Self.json(connection.query("""
-                SELECT \(unsafeSQL: ProfileShape.columns) FROM profiles pr WHERE pr.user_id = \(userID)
-                """).first)
+            guard let row = try connection.query("""
+                SELECT \(unsafeSQL: ProfileShape.columns)\(ProfileShape.followedByMe(caller: caller))
+                FROM profiles pr WHERE pr.user_id = \(userID)
+                """).first else { return nil }
+            var out: [UInt8] = []
+            try ProfileShape.append(row, followedByMe: caller == nil ? nil : ProfileShape.shape.columnCount, to: &out)
+            return out
         }
     }
 

@@ -25,13 +25,21 @@ struct RelationService: Sendable {
         // Whose sets change moves their version on (a block: both users'; a mute: the
         // muter's), in the same statement, so every instance reads the sets again.
         let concerned: [Int64] = kind == .block ? [caller.userID, target] : [caller.userID]
-        let found = try pool.withRetriedStatement { connection in
-            try connection.query("""
+        // A block also removes the follows between the two, both ways (`FollowEdges`).
+        let unfollows: SQLQuery = kind == .block && on ? """
+            , \(FollowEdges.removal(where: """
+                (f.follower_id = \(caller.userID) AND f.followee_id = \(target))
+                OR (f.follower_id = \(target) AND f.followee_id = \(caller.userID))
+                """, by: "\(caller.userID)"))
+            """ : ""
+        let found = try pool.withTransaction { connection in
+            if kind == .block && on { try connection.query(FollowEdges.lockProfiles(concerned)) }
+            return try connection.query("""
                 WITH target AS (SELECT id FROM users WHERE id = \(target)), written AS (\(write)),
                 moved AS (
                     UPDATE users SET relations_version = nextval('relations_versions')
                     WHERE id = ANY(\(PostgresArray(concerned))) AND EXISTS (SELECT 1 FROM written) RETURNING id
-                )
+                )\(unfollows)
                 SELECT (SELECT count(*) FROM target) AS found
                 """).firstRow().decode("found", as: Int.self)
         }

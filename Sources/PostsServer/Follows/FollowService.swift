@@ -1,0 +1,122 @@
+import Postgres
+
+/// Follows (API.md "Following"): idempotent writes that keep both users' counters exact,
+/// the follower's home feed filled or emptied (see `FeedService`) and a `follow.changed`
+/// recorded, all in one transaction; and the followers and following pages.
+struct FollowService: Sendable {
+    let pool: ConnectionPool
+
+    /// How many of the followee's newest posts a new follow copies into the follower's feed.
+    /// Older ones never appear there (a departure, in CHANGELOG): the copy is part of the
+    /// follow's request, so its cost must be bounded.
+    static let backfillLimit = 1_000
+
+    struct State: Sendable {
+        let following: Bool
+        let followersCount: Int
+    }
+
+    /// Follows (`on`) or unfollows a user: 422 for oneself, 404 for no such user, 403 to
+    /// follow across a block. A follow that already is (or an unfollow that is not)
+    /// changes and records nothing.
+    func set(following on: Bool, user target: Int64, by caller: Caller) throws -> State {
+        guard target != caller.userID else { throw APIError.invalid("you cannot follow yourself") }
+        let me = caller.userID
+        let row = try pool.withTransaction { connection in
+            // Both users' follows and counters hold still, and the write below reads with a
+            // snapshot taken after the locks (see migration 0013 and FeedService).
+            try connection.query(FollowEdges.lockProfiles([me, target]))
+            return try connection.query(on ? follow(target, by: me) : unfollow(target, by: me)).firstRow()
+        }
+        guard try row.decode("found", as: Int.self) == 1 else { throw APIError.notFound("no such user") }
+        if try row.decode("blocked", as: Bool.self) {
+            throw APIError.forbidden("you cannot follow this user: one of you blocked the other")
+        }
+        return State(following: on, followersCount: Int(try row.decode("followers_count", as: Int32.self)))
+    }
+
+    /// The follow, the counters, the backfill and the change; `found`, `blocked` (checked
+    /// against the table under the locks: the caller's cached sets may be a moment old)
+    /// and the followee's `followers_count` after it.
+    private func follow(_ target: Int64, by me: Int64) -> SQLQuery {
+        """
+        WITH target AS (SELECT user_id FROM profiles WHERE user_id = \(target)),
+        blocked AS (
+            SELECT 1 FROM blocks WHERE (blocker_id = \(me) AND blocked_id = \(target)) OR (blocker_id = \(target) AND blocked_id = \(me))
+        ), made AS (
+            INSERT INTO follows (follower_id, followee_id) SELECT \(me), user_id FROM target
+            WHERE NOT EXISTS (SELECT 1 FROM blocked)
+            ON CONFLICT DO NOTHING RETURNING follower_id, followee_id
+        ), \(FollowEdges.counting("made", sign: "+")),
+        backfill AS (
+            INSERT INTO feed_entries (user_id, post_id, author_id, created_at)
+            SELECT made.follower_id, recent.id, recent.user_id, recent.created_at FROM made, LATERAL (
+                SELECT id, user_id, created_at FROM posts WHERE user_id = made.followee_id AND NOT deleted
+                ORDER BY created_at DESC, id DESC LIMIT \(literal: Self.backfillLimit)
+            ) recent
+            ON CONFLICT DO NOTHING
+        ), \(FollowEdges.recording("made", following: true, by: "\(me)"))
+        \(answer(target))
+        """
+    }
+
+    private func unfollow(_ target: Int64, by me: Int64) -> SQLQuery {
+        """
+        WITH target AS (SELECT user_id FROM profiles WHERE user_id = \(target)),
+        blocked AS (SELECT 1 WHERE false),
+        \(FollowEdges.removal(where: "f.follower_id = \(me) AND f.followee_id = \(target)", by: "\(me)"))
+        \(answer(target))
+        """
+    }
+
+    /// The followee's count: as the write left it, or as it was when nothing changed.
+    private func answer(_ target: Int64) -> SQLQuery {
+        """
+        SELECT (SELECT count(*) FROM target) AS found, EXISTS (SELECT 1 FROM blocked) AS blocked,
+               coalesce((SELECT followers_count FROM counted WHERE user_id = \(target)),
+                        (SELECT followers_count FROM profiles WHERE user_id = \(target)), 0) AS followers_count
+        """
+    }
+
+    enum Side: Sendable {
+        case followers, following
+
+        /// The listed user's column, and the column of the user whose page it is.
+        var listed: String { self == .followers ? "follower_id" : "followee_id" }
+        var owner: String { self == .followers ? "followee_id" : "follower_id" }
+    }
+
+    struct Listed: Sendable {
+        let profilesJSON: [UInt8]
+        let nextCursor: KeysetCursor?
+    }
+
+    /// A user's followers (or the users it follows), newest follow first, without those the
+    /// caller blocked, was blocked by or muted; nil when there is no such user.
+    func list(_ side: Side, of userID: Int64, caller: Caller?, _ request: PageRequest<KeysetCursor>) throws -> Listed? {
+        var page: SQLQuery = """
+            SELECT f.created_at AS listed_at, f.\(unsafeSQL: side.listed) AS listed_id, \(unsafeSQL: ProfileShape.columns)\(ProfileShape.followedByMe(caller: caller))
+            FROM follows f JOIN profiles pr ON pr.user_id = f.\(unsafeSQL: side.listed)
+            WHERE f.\(unsafeSQL: side.owner) = owner.user_id
+            """
+        page.append(Visibility.excluding("f.\(side.listed)", for: caller, inList: true))
+        if let cursor = request.cursor { page.append(cursor.before(created: "f.created_at", id: "f.\(side.listed)")) }
+        page.append(" ORDER BY f.created_at DESC, f.\(unsafeSQL: side.listed) DESC LIMIT \(literal: request.limit + 1)")
+        // The owner's existence and its page in one statement, as /children does.
+        let query: SQLQuery = """
+            SELECT l.* FROM (SELECT user_id FROM profiles WHERE user_id = \(userID)) owner
+            LEFT JOIN LATERAL (\(page)) l ON true
+            """
+        return try pool.withConnection { connection -> Listed? in
+            let result = try connection.query(query)
+            guard result.rowCount > 0 else { return nil }
+            let rows = result.rows.filter { $0.withBytes(at: 0, { $0 != nil }) }
+            let followedByMe = caller == nil ? nil : 2 + ProfileShape.shape.columnCount
+            let (json, last) = try RowJSON.page(rows, limit: request.limit) { row, out in
+                try ProfileShape.append(row, from: 2, followedByMe: followedByMe, to: &out)
+            }
+            let next = try last.map { KeysetCursor(createdAt: try $0.decode(at: 0), id: try $0.decode(at: 1)) }
+            return Listed(profilesJSON: json, nextCursor: next)
+        }
+    }
+}

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Issue 24's feed benchmark: GET /api/feed?limit=20 at each database size, for callers who
+# follow 10, 100 and 1,000 people (API.md "Following": p99 under 20 ms, flat across all
+# six), with /api/posts/recent?limit=20 as a control in the same run: req/s under 64
+# connections, p50/p99 under as many as the pool has. Then what the posts triggers of migration 0013 cost a post's insert (pgbench, one
+# client, DB time only): triggers off, on with no follower, on with 1,000 followers.
+#
+#   bench/feed.sh [seconds] [sizes…]        (default 8 s per run, sizes 10000 1000000)
+#
+# Env: ROUNDS (3), POOL (4), USERS (10000), PG_PORT (25438), SHARED (../shared). Port
+# 18090 on 127.0.0.1 (trust mode: callers named by X-User-Email). 1,000,000 posts take
+# ~2 minutes to seed and ~2 GB in /tmp.
+#
+# The callers are user1, user2, user3 (following 10, 100, 1,000 users spread over the id
+# range), their follows written as the route writes them: counters, and each followee's
+# newest FollowService.backfillLimit posts copied into the caller's feed. (The shared seed
+# loads without triggers, so posts_count is settled once by hand first.)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs=${1:-8}; shift || true
+sizes=${*:-"10000 1000000"}
+shared=$(cd "${SHARED:-../shared}" && pwd)
+rounds=${ROUNDS:-3} pool=${POOL:-4} users=${USERS:-10000}
+pg_port=${PG_PORT:-25438} port=18090 pg_dir=/tmp/posts-server-bench-feed-pg
+backfill=1000
+
+source bench/lib.sh
+bench_need_wrk
+source scripts/system-packages.sh
+bench_pg_dir=$pg_dir
+bench_build_ours
+export LUA_PATH="$shared/bench/lua/?.lua;;"
+
+follow_sql() {  # caller count
+    cat <<SQL
+WITH made AS (
+    INSERT INTO follows (follower_id, followee_id)
+    SELECT $1, 10 + (n * ($users - 20) / $2) FROM generate_series(0, $2 - 1) n
+    ON CONFLICT DO NOTHING RETURNING follower_id, followee_id
+), counted AS (
+    UPDATE profiles SET following_count = following_count + (SELECT count(*) FROM made) WHERE user_id = $1
+), followees AS (
+    UPDATE profiles SET followers_count = followers_count + 1 WHERE user_id IN (SELECT followee_id FROM made)
+)
+INSERT INTO feed_entries (user_id, post_id, author_id, created_at)
+SELECT made.follower_id, recent.id, recent.user_id, recent.created_at FROM made, LATERAL (
+    SELECT id, user_id, created_at FROM posts WHERE user_id = made.followee_id AND NOT deleted
+    ORDER BY created_at DESC, id DESC LIMIT $backfill
+) recent ON CONFLICT DO NOTHING;
+SQL
+}
+
+declare -A results
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+table=""
+for size in $sizes; do
+    url=$(bench_database "$pg_port" "$size" "$users")
+    psql -q "$url" -c "UPDATE profiles pr SET posts_count = n.n
+        FROM (SELECT user_id, count(*) AS n FROM posts GROUP BY user_id) n WHERE pr.user_id = n.user_id"
+    for caller in 1 2 3; do
+        count=$((caller == 1 ? 10 : caller == 2 ? 100 : 1000))
+        psql -q "$url" -c "$(follow_sql "$caller" "$count")"
+    done
+    psql -q "$url" -c "VACUUM ANALYZE"
+    echo "== $size posts: feed rows per caller" >&2
+    psql -qAt "$url" -c "SELECT user_id, count(*) FROM feed_entries GROUP BY user_id ORDER BY user_id" >&2
+    DATABASE_URL=$url PORT=$port AUTH_MODE=trust DB_POOL_SIZE=$pool RATE_LIMIT_IP=0 \
+        .build/release/posts-server serve --no-migrate >/dev/null 2>&1 &
+    server=$!
+    bench_pids=("$server")
+    bench_wait_for_port "$port" "$server"
+    for round in $(seq "$rounds"); do
+        echo "round $round/$rounds" >&2
+        for caller in 1 2 3 recent; do
+            # "recent" is the control: /api/posts/recent?limit=20 for user3, the same run, so
+            # that a tail the whole machine gives shows as such.
+            path="/api/feed?limit=20" email=user$caller@example.com
+            [ "$caller" != recent ] || path="/api/posts/recent?limit=20" email=user3@example.com
+            # Throughput with 64 connections (the shared scenarios' load, queueing included);
+            # latency with as many connections as the pool has (a request's own time).
+            load=$(wrk -t2 -c64 -d"${secs}s" --latency -H "X-User-Email: $email" \
+                -s "$shared/bench/lua/static.lua" "http://127.0.0.1:$port$path" | grep '^RESULT')
+            alone=$(wrk -t2 -c"$pool" -d"${secs}s" --latency -H "X-User-Email: $email" \
+                -s "$shared/bench/lua/static.lua" "http://127.0.0.1:$port$path" | grep '^RESULT')
+            results[$size.$caller]="${results[$size.$caller]:-} $(echo "$load $alone" | awk '{ print $2 "/" $4 "/" $9 "/" $10 "/" $5 + $11 }')"
+        done
+    done
+    # The database's own time for the first page of the 1,000-followee caller.
+    echo "== $size posts: EXPLAIN ANALYZE, user3's first page" >&2
+    psql -qAt "$url" <<SQL | grep -E "Limit|Merge Append|Index|Execution Time" >&2
+EXPLAIN (ANALYZE, BUFFERS) SELECT p.id FROM (
+    (SELECT fe.post_id AS id, fe.created_at FROM feed_entries fe WHERE fe.user_id = 3 ORDER BY fe.created_at DESC, fe.post_id DESC)
+    UNION ALL
+    (SELECT o.id, o.created_at FROM posts o WHERE o.user_id = 3 ORDER BY o.created_at DESC, o.id DESC)
+) e JOIN posts p ON p.id = e.id LEFT JOIN profiles pr ON pr.user_id = p.user_id
+WHERE NOT p.deleted AND pr.suspended IS NOT TRUE ORDER BY e.created_at DESC, e.id DESC LIMIT 21;
+SQL
+    kill "$server"; wait "$server" 2>/dev/null || true; bench_pids=()
+    for caller in 1 2 3 recent; do
+        read -ra runs <<<"${results[$size.$caller]}"
+        field() { median $(printf '%s\n' "${runs[@]}" | cut -d/ -f"$1"); }
+        case $caller in 1) count=10 ;; 2) count=100 ;; 3) count=1000 ;; *) count="recent (control)" ;; esac
+        table+="| $size | $count | $(field 1) | $(field 2) | $(field 3) | $(field 4) | $(field 5) |"$'\n'
+    done
+
+    # What the triggers cost an insert (size by size: the second one is the big table).
+    write_cost() {  # author
+        local script=/tmp/posts-server-bench-feed-insert.sql
+        echo "INSERT INTO posts (user_id, title, summary, body) VALUES ($1, 'bench', 'a summary', 'a body');" >"$script"
+        pgbench -n -c1 -T"$secs" -f "$script" "$url" 2>/dev/null | awk '/^latency average/ { print $4 }'
+    }
+    followed=$((users - 1))
+    psql -q "$url" -c "INSERT INTO follows (follower_id, followee_id)
+        SELECT id, $followed FROM users WHERE id <> $followed ORDER BY id LIMIT 1000 ON CONFLICT DO NOTHING"
+    psql -q "$url" -c "ALTER TABLE posts DISABLE TRIGGER posts_inserted"
+    off=$(write_cost 4)
+    psql -q "$url" -c "ALTER TABLE posts ENABLE TRIGGER posts_inserted"
+    on=$(write_cost 4)
+    fanned=$(write_cost "$followed")
+    writes+="| $size | $off | $on | $fanned |"$'\n'
+    "$shared/bench/pg.sh" stop "$pg_dir" >/dev/null
+done
+
+echo
+echo "## bench/feed.sh ($(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, pool $pool, wrk -t2 -d${secs}s, $rounds rounds, medians)"
+echo "| posts | followees | req/s (64 connections) | p99 ms (64) | p50 ms ($pool connections) | p99 ms ($pool) | errors |"
+echo "|---|---|---|---|---|---|---|"
+printf '%s' "$table"
+echo
+echo "Post insert, database time (pgbench, one client, ms per insert):"
+echo "| posts | triggers off | on, author without followers | on, author with 1,000 followers |"
+echo "|---|---|---|---|"
+printf '%s' "${writes:-}"
