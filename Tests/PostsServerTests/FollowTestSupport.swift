@@ -7,11 +7,6 @@ import TestSupport
 /// What the follows tests share: a user's id, following, and the audit that holds every
 /// counter and every feed row to what the tables imply.
 extension APIClient {
-    /// The caller's user id (its account made on the way).
-    func userID() throws -> Int {
-        try #require((try get("/api/me").json["user"] as? [String: Any])?["id"] as? Int)
-    }
-
     @discardableResult
     func follow(_ userID: Int, _ on: Bool = true) throws -> RawHTTPClient.Response {
         try send(on ? "PUT" : "DELETE", "/api/users/\(userID)/follow")
