@@ -21,6 +21,9 @@ public enum ImagePipeline {
     public static func normalize(_ source: String, as format: ImageFormat, to destination: String,
                                  limits: ImageLimits = .api) throws(ImageFailure) -> ProcessedImage {
         try Vips.start()
+        if format == .png, !PNGChunks.fit(file: source) {
+            throw .unreadable("a PNG chunk is longer than the file")
+        }
         let animated = format == .gif || format == .webp
         let header = try open(source, as: format, allFrames: animated, sequential: true)
         try check(header, limits)
