@@ -75,17 +75,18 @@ $$;
 -- NotificationShape.swift; a test holds the two together): what its private change
 -- carries to the recipient's live streams.
 CREATE FUNCTION notification_json(n notifications) RETURNS json LANGUAGE sql STABLE AS $$
-    SELECT json_strip_nulls(json_build_object(
+    SELECT json_build_object(
         'id', n.id, 'type', n.type,
         'created_at', to_char(n.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
         'read', n.read,
-        'actor', (SELECT json_build_object(
+        'actor', json_build_object(
             'user_id', pr.user_id, 'username', pr.username, 'full_name', pr.full_name, 'bio', pr.bio,
             'avatar_url', pr.avatar_url,
             'created_at', to_char(pr.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
             'followers_count', pr.followers_count, 'following_count', pr.following_count,
-            'posts_count', pr.posts_count) FROM profiles pr WHERE pr.user_id = n.actor_id),
-        'post_id', n.post_id, 'comment_id', n.comment_id))
+            'posts_count', pr.posts_count),
+        'post_id', n.post_id, 'comment_id', n.comment_id)
+    FROM profiles pr WHERE pr.user_id = n.actor_id
 $$;
 
 -- New notifications: their private changes, and their deliveries when this session pushes.

@@ -78,8 +78,11 @@ public final class Application: Sendable {
         feed = ChangeFeed(conninfo: databaseURL, logger: logger, nudge: nudge, keepAliveInterval: configuration.eventsKeepAlive)
         pruner = ChangePruner(pool: pool, retention: configuration.changesRetention,
                               tokenLifetime: configuration.tokenLifetime, logger: logger)
-        ChangeRoutes.register(on: &routes, reader: ChangeReader(pool: pool), feed: feed,
-                              streams: configuration.maxStreamsPerIP > 0 ? StreamQuota(perClient: configuration.maxStreamsPerIP) : nil)
+        // One quota of streams per address, change and notification streams together.
+        let streams = configuration.maxStreamsPerIP > 0 ? StreamQuota(perClient: configuration.maxStreamsPerIP) : nil
+        ChangeRoutes.register(on: &routes, reader: ChangeReader(pool: pool), feed: feed, streams: streams)
+        NotificationRoutes.register(on: &routes, notifications: NotificationService(pool: pool), reader: ChangeReader(pool: pool),
+                                    feed: feed, streams: streams)
         let requests = RequestMetrics(forwardingTo: accessLog ?? LineAccessLog(format: configuration.logFormat))
         // The server is made from the routes, and /metrics reads its connection count.
         let madeServer = ParkingLock<Server?>(nil)

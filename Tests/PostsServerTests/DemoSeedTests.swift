@@ -22,7 +22,9 @@ import TestSupport
     @Test func seedRoute_answersCounts_andRecordsEveryRowAsAChange() throws {
         let app = try TestApplication.start()
         defer { app.stop() }
-        let client = try APIClient(port: app.server.port)
+        // The seed is one request that writes thousands of rows: on a loaded CI machine (the
+        // second pass, on the Dispatch poller, runs beside other builds) it took over 5 s.
+        let client = try APIClient(port: app.server.port, timeout: .seconds(60))
         let since = try ChangeLogTests.position(client)
         let seeded = try client.send("POST", "/api/dev/seed", json: ["users": 4, "posts": Self.posts])
         #expect(seeded.status == 201, "\(seeded.text)")

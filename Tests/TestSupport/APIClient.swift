@@ -7,8 +7,9 @@ public final class APIClient: @unchecked Sendable {
     /// Sent with every request (`Authorization`, `X-User-Email`, …).
     public var headers: [String: String] = [:]
 
-    public init(port: Int) throws {
-        connection = try RawHTTPClient(port: port)
+    /// `timeout` bounds each read of an answer.
+    public init(port: Int, timeout: Duration = .seconds(5)) throws {
+        connection = try RawHTTPClient(port: port, timeout: timeout)
     }
 
     @discardableResult

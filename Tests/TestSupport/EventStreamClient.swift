@@ -1,7 +1,7 @@
 import Foundation
 
-/// A client of `/api/events`: opens the stream, then reads it event by event (chunks
-/// gathered until a blank line ends an event).
+/// A client of `/api/events` (or another event stream): opens the stream, then reads it
+/// event by event (chunks gathered until a blank line ends an event).
 public final class EventStreamClient: @unchecked Sendable {
     public struct Event: Sendable, Equatable {
         public let id: String?
@@ -19,9 +19,10 @@ public final class EventStreamClient: @unchecked Sendable {
     public let head: RawHTTPClient.Response
     private var pending = ""
 
-    public init(port: Int, query: String = "", headers: [String: String] = [:], timeout: Duration = .seconds(20)) throws {
+    public init(port: Int, path: String = "/api/events", query: String = "", headers: [String: String] = [:],
+                timeout: Duration = .seconds(20)) throws {
         connection = try RawHTTPClient(port: port, timeout: timeout)
-        var request = "GET /api/events\(query.isEmpty ? "" : "?" + query) HTTP/1.1\r\nHost: localhost\r\n"
+        var request = "GET \(path)\(query.isEmpty ? "" : "?" + query) HTTP/1.1\r\nHost: localhost\r\n"
         for (name, value) in headers { request += "\(name): \(value)\r\n" }
         try connection.send(request + "\r\n")
         head = try connection.readHead()

@@ -12,12 +12,14 @@ struct Change: Sendable {
     let oldParentID: Int64?
     let reparented: Bool
     let userID: Int64
+    /// A notification's recipient: a private change, for that user's streams only.
+    let recipientID: Int64?
     let json: [UInt8]
 
     /// What a query selects to make one (`c` is the changes alias), in this order.
     static let columns = """
         c.txid::text::bigint AS txid, c.position, c.type, c.at, c.post_id, c.parent_id, c.old_parent_id, \
-        c.reparented, c.user_id, c.data::text AS data
+        c.reparented, c.user_id, c.data::text AS data, c.recipient_id
         """
 
     init(row: PostgresRow) throws {
@@ -29,8 +31,15 @@ struct Change: Sendable {
         oldParentID = try row.decode(at: 6)
         reparented = try row.decode(at: 7)
         userID = try row.decode(at: 8)
+        recipientID = try row.decode(at: 10)
         var out: [UInt8] = []
         out.reserveCapacity(512)
+        // A notification's change carries the notification as the list shows it, nothing more.
+        if recipientID != nil {
+            row.withBytes(at: 9) { bytes in if let bytes { JSONText.appendCompacted(json: bytes, to: &out) } }
+            json = out
+            return
+        }
         out += #"{"seq":"#.utf8
         JSONText.appendQuoted(key.text, to: &out)
         out += #","type":"#.utf8

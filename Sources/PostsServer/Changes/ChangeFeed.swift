@@ -228,7 +228,7 @@ final class ChangeFeed: @unchecked Sendable {
             return
         }
         while true {
-            let page = try ChangeReader.page(after: cursor, through: nil, filter: ChangeFilter(), limit: 1000, on: connection)
+            let page = try ChangeReader.page(after: cursor, through: nil, filter: .everything, limit: 1000, on: connection)
             for change in page.changes { fanOut(change) }
             cursor = max(cursor, page.next)
             if let last = page.changes.last { recordLag(last) }

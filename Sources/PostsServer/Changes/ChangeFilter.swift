@@ -12,6 +12,16 @@ struct ChangeFilter: Sendable, Equatable {
         case root
     }
 
+    /// Whose changes: the public ones (`/api/changes`, `/api/events`), one user's private
+    /// notifications (`/api/notifications/events`), or both (the live feed's one read, which
+    /// its subscribers' filters then sort).
+    enum Audience: Sendable, Equatable {
+        case everyone
+        case recipient(Int64)
+        case all
+    }
+
+    var audience = Audience.everyone
     var postID: Int64?
     var parent: Parent?
     var userID: Int64?
@@ -31,6 +41,20 @@ struct ChangeFilter: Sendable, Equatable {
 
     init() {}
 
+    /// Everything, public and private: what the live feed reads once for all its streams.
+    static let everything: ChangeFilter = {
+        var filter = ChangeFilter()
+        filter.audience = .all
+        return filter
+    }()
+
+    /// `caller`'s notifications, without those of users it blocked, was blocked by or muted.
+    static func notifications(for caller: Caller) -> ChangeFilter {
+        var filter = ChangeFilter().hiding(for: caller)
+        filter.audience = .recipient(caller.userID)
+        return filter
+    }
+
     /// The same filter, skipping what `caller` must not see.
     func hiding(for caller: Caller?) -> ChangeFilter {
         var filter = self
@@ -39,6 +63,11 @@ struct ChangeFilter: Sendable, Equatable {
     }
 
     func matches(_ change: Change) -> Bool {
+        switch audience {
+        case .everyone: if change.recipientID != nil { return false }
+        case .recipient(let id): if change.recipientID != id { return false }
+        case .all: break
+        }
         if let postID, change.postID != postID && change.parentID != postID { return false }
         switch parent {
         case .post(let id)?:
@@ -65,6 +94,7 @@ struct ChangeFilter: Sendable, Equatable {
     /// one branch without a condition (the primary key).
     var branches: [SQLQuery] {
         var criteria: [[SQLQuery]] = []
+        if case .recipient(let id) = audience { criteria.append(["c.recipient_id = \(id)"]) }
         if let postID {
             criteria.append(["c.post_id = \(postID)", "c.parent_id = \(postID) AND c.post_id IS DISTINCT FROM \(postID)"])
         }
@@ -82,6 +112,7 @@ struct ChangeFilter: Sendable, Equatable {
         // read (API.md "Safety"): a probe per change into the partial index of suspended
         // users (0012). The live feed reads through here too, so no stream sees them.
         var checked: SQLQuery = Visibility.activeAuthor(of: "c.user_id")
+        if audience == .everyone { checked.append(" AND c.recipient_id IS NULL") }
         if !hiddenUsers.isEmpty { checked.append(" AND c.user_id <> ALL(\(PostgresArray(hiddenUsers)))") }
         guard let driving = criteria.first else { return [checked] }
         for alternatives in criteria.dropFirst() { checked.append(Self.anyOf(alternatives)) }

@@ -43,36 +43,42 @@ enum ChangeRoutes {
         }
 
         routes.get("/api/events") { request, context in
-            let filter = try ChangeFilter(request.query).hiding(for: context.caller)
-            // Resuming: from the last event seen (410 now, before the stream, if it is gone);
-            // otherwise from the position as this answer starts.
-            let start: EventStart
-            if let text = request.headers["Last-Event-ID"] ?? request.query["since"] {
-                let since = try ChangeKey(text)
-                try reader.checkRetained(since)
-                start = .after(since)
-            } else {
-                start = .now(try reader.snapshot())
-            }
-            var lease: StreamQuota.Lease?
-            if let streams {
-                guard let claimed = streams.claim(for: context.http.remoteAddress) else {
-                    throw APIError(.tooManyRequests, "this address has \(streams.perClient) event streams open already",
-                                   retryAfter: retryAfterStreamLimit)
-                }
-                lease = claimed
-            }
-            let stream = ResponseStream(queueLimit: subscriberQueueLimit) { [lease] writer in
-                if let lease { writer.onClose { lease.release() } }
-                writer.write(Array("retry: 2000\n\n".utf8))
-                switch start {
-                case .after(let since): feed.subscribe(writer, filter: filter, since: since)
-                case .now(let snapshot): feed.subscribe(writer, filter: filter, after: snapshot)
-                }
-            }
-            return Response(headers: HTTPHeaders([("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache"),
-                                                  ("X-Accel-Buffering", "no")]),
-                            body: .stream(stream))
+            try stream(request, context, filter: try ChangeFilter(request.query).hiding(for: context.caller),
+                       reader: reader, feed: feed, streams: streams)
         }
+    }
+
+    /// A Server-Sent Events answer of the changes `filter` lets through: resumed after
+    /// `Last-Event-ID` (or `?since`; 410 now, before the stream, if that is gone), else
+    /// from the position as this answer starts; one of the address's `streams`.
+    static func stream(_ request: Request, _ context: AppContext, filter: ChangeFilter, reader: ChangeReader,
+                       feed: ChangeFeed, streams: StreamQuota?) throws -> Response {
+        let start: EventStart
+        if let text = request.headers["Last-Event-ID"] ?? request.query["since"] {
+            let since = try ChangeKey(text)
+            try reader.checkRetained(since)
+            start = .after(since)
+        } else {
+            start = .now(try reader.snapshot())
+        }
+        var lease: StreamQuota.Lease?
+        if let streams {
+            guard let claimed = streams.claim(for: context.http.remoteAddress) else {
+                throw APIError(.tooManyRequests, "this address has \(streams.perClient) event streams open already",
+                               retryAfter: retryAfterStreamLimit)
+            }
+            lease = claimed
+        }
+        let stream = ResponseStream(queueLimit: subscriberQueueLimit) { [lease] writer in
+            if let lease { writer.onClose { lease.release() } }
+            writer.write(Array("retry: 2000\n\n".utf8))
+            switch start {
+            case .after(let since): feed.subscribe(writer, filter: filter, since: since)
+            case .now(let snapshot): feed.subscribe(writer, filter: filter, after: snapshot)
+            }
+        }
+        return Response(headers: HTTPHeaders([("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache"),
+                                              ("X-Accel-Buffering", "no")]),
+                        body: .stream(stream))
     }
 }

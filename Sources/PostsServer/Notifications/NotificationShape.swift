@@ -1,0 +1,30 @@
+import Postgres
+
+/// API.md's notification: its members in one list (see `ResourceShape`). Queries name the
+/// notification `n` and the actor's profile `pr`. Migration 0015's `notification_json` is
+/// the same object for the live stream; `NotificationTests` holds the two together.
+enum NotificationShape {
+    static let shape = ResourceShape([
+        ResourceField("id", "n.id", .integer),
+        ResourceField("type", "n.type", .text),
+        ResourceField("created_at", "n.created_at", .time),
+        ResourceField("read", "n.read", .flag),
+        ResourceField("actor", "pr", .object(ProfileShape.shape)),
+        ResourceField("post_id", "n.post_id", .integer),
+        ResourceField("comment_id", "n.comment_id", .uuid),
+    ])
+
+    static let columns = shape.selectList()
+
+    /// The object as a `json` expression: what the test compares the migration's with.
+    static let json = shape.jsonSQL
+
+    static func append(_ row: PostgresRow, to out: inout [UInt8]) throws {
+        try shape.append(row, to: &out)
+    }
+
+    /// The page's cursor after `row` (its `created_at` and `id`).
+    static func cursor(after row: PostgresRow) throws -> KeysetCursor {
+        KeysetCursor(createdAt: try row.decode(at: 2), id: try row.decode(at: 0))
+    }
+}
