@@ -95,6 +95,8 @@ import TestSupport
         let followed = try Self.signIn("followed@example.com", device: "tablet", in: app)
         let followedID = try #require((try followed.get("/api/me").json["user"] as? [String: Any])?["id"] as? Int)
         #expect(try ash.send("PUT", "/api/users/\(followedID)/follow").status == 200)
+        #expect(try ash.send("POST", "/api/reports", json: ["user_id": blockedID, "reason": "spam"]).status == 201)
+        #expect(try followed.send("PUT", "/api/posts/\(post.id)/like").status == 200)
         // More posts than a page of the export, written straight to the table.
         try app.pool.withConnection { connection in
             try connection.query("""
@@ -116,7 +118,11 @@ import TestSupport
         #expect(document["likes"] as? [Int] == [post.id])
         #expect(document["blocks"] as? [Int] == [blockedID])
         #expect(document["follows"] as? [Int] == [followedID])
-        for empty in ["reports", "notifications"] { #expect((document[empty] as? [Any])?.isEmpty == true) }
+        #expect((document["reports"] as? [[String: Any]])?.map { $0["reason"] as? String } == ["spam"])
+        let notifications = try #require(document["notifications"] as? [[String: Any]])
+        #expect(notifications.map { $0["type"] as? String } == ["post.liked"])
+        #expect((notifications.first?["actor"] as? [String: Any])?["user_id"] as? Int == followedID)
+        #expect((document["push_tokens"] as? [Any])?.isEmpty == true)
         #expect(document["token"] == nil && !export.text.contains("token_hash"))
     }
 }

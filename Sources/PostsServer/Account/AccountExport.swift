@@ -75,10 +75,43 @@ struct AccountExport: Sendable {
             RowJSON.appendInteger(try row.decode(at: 0, as: Int64.self), to: &out)
         }
 
-        // What this server does not keep yet (reports, notifications): the document names
-        // them all the same, so that a client reads one shape.
-        try file.write(Array(#","reports":[],"notifications":[]}"#.utf8))
+        try writeList("reports", keyedBy: Int64.self, key: "r.id", to: file, on: connection,
+                      select: "SELECT \(unsafeSQL: Self.report.selectList())",
+                      from: "FROM reports r WHERE r.reporter_id = \(userID)") { row, out in
+            try Self.report.append(row, to: &out)
+        }
+        // Every notification kept for the caller, those a block or a mute hides included.
+        try writeList("notifications", keyedBy: Int64.self, key: "n.id", to: file, on: connection,
+                      select: "SELECT \(unsafeSQL: NotificationShape.columns)",
+                      from: "FROM notifications n JOIN profiles pr ON pr.user_id = n.actor_id WHERE n.recipient_id = \(userID)") { row, out in
+            try NotificationShape.append(row, to: &out)
+        }
+        try writeList("push_tokens", keyedBy: String.self, key: "t.platform || ':' || t.token", to: file, on: connection,
+                      select: "SELECT \(unsafeSQL: Self.pushToken.selectList())",
+                      from: "FROM push_tokens t WHERE t.user_id = \(userID)") { row, out in
+            try Self.pushToken.append(row, to: &out)
+        }
+        try file.write([UInt8(ascii: "}")])
     }
+
+    /// A report as its reporter made it (who resolved it is the moderators' business).
+    private static let report = ResourceShape([
+        ResourceField("id", "r.id", .integer),
+        ResourceField("post_id", "r.post_id", .integer),
+        ResourceField("comment_id", "r.comment_id", .uuid),
+        ResourceField("user_id", "r.user_id", .integer),
+        ResourceField("reason", "r.reason", .text),
+        ResourceField("details", "r.details", .text),
+        ResourceField("status", "r.status", .text),
+        ResourceField("created_at", "r.created_at", .time),
+    ])
+
+    private static let pushToken = ResourceShape([
+        ResourceField("platform", "t.platform", .text),
+        ResourceField("token", "t.token", .text),
+        ResourceField("device_id", "t.device_id", .text),
+        ResourceField("created_at", "t.created_at", .time),
+    ])
 
     /// `,"name":[…]`: the rows of `select` `from`, page after page in `key` order (a keyset
     /// walk: each page starts after the last key of the one before).
