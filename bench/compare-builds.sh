@@ -8,7 +8,10 @@
 # PG_PORT (25433), SHARED (../shared). SCENARIOS instead of PATHS runs ../shared/bench's
 # scenarios (like_toggle_mix, comment_create, …) on a database seeded with POSTS (100000)
 # posts and USERS (10000) users, both servers in trust mode. The database is migrated by
-# this build; the baseline runs on it unmigrated. Build the baseline outside this repository:
+# this build; the baseline runs on it unmigrated. OWN_DATABASES=1 gives the baseline a
+# database of its own in the same cluster, migrated by the baseline and seeded the same: for
+# a change whose cost is in the schema (triggers), which the baseline must not pay.
+# Build the baseline outside this repository:
 #   git archive OLD --prefix=baseline/ | tar -x -C /tmp && (cd /tmp/baseline && swift build -c release)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,8 +31,18 @@ bench_pg_dir=$pg_dir
 
 bench_build_ours
 if [ -n "$scenarios" ]; then url=$(bench_database "$pg_port" "$posts" "$users"); else url=$(bench_database "$pg_port"); fi
-for server in ".build/release/posts-server:$ours_port" "$baseline:$base_port"; do
-    DATABASE_URL=$url PORT=${server##*:} DB_POOL_SIZE=$pool AUTH_MODE=trust RATE_LIMIT_IP=0 "${server%:*}" serve --no-migrate >/dev/null &
+base_url=$url
+if [ "${OWN_DATABASES:-0}" = 1 ]; then
+    psql -q -c "CREATE DATABASE baseline" "$url"
+    base_url=${url%/*}/baseline
+    DATABASE_URL=$base_url "$baseline" migrate >/dev/null
+    if [ -n "$scenarios" ]; then
+        psql -q -v posts="$posts" -v users="$users" -f "$shared/bench/seed.sql" "$base_url" >/dev/null
+    fi
+fi
+for server in ".build/release/posts-server:$ours_port:$url" "$baseline:$base_port:$base_url"; do
+    IFS=: read -r binary port _ <<<"$server"
+    DATABASE_URL=${server#*:*:} PORT=$port DB_POOL_SIZE=$pool AUTH_MODE=trust RATE_LIMIT_IP=0 "$binary" serve --no-migrate >/dev/null &
     bench_pids+=($!)
 done
 for port in $ours_port $base_port; do bench_wait_for_port "$port"; done

@@ -5,14 +5,20 @@
 --
 -- Never one's own act, never across a block (checked here against the table, under the
 -- act's own transaction); a mute or a later block hides rows when they are read.
+--
+-- No foreign keys: each key's check locks the referenced row (FOR KEY SHARE), and a
+-- popular author's users row would then be locked by every like of every one of their
+-- posts at once (as feed_entries found, migration 0013). The act's own row already holds
+-- what it names (a like's post, a follow's users), so nothing can vanish under a new
+-- notification; the triggers at the end do the cascades.
 CREATE TABLE notifications (
     id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    recipient_id bigint NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-    actor_id bigint NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    recipient_id bigint NOT NULL,
+    actor_id bigint NOT NULL,
     type text NOT NULL CHECK (type IN ('post.liked', 'comment.liked', 'post.commented', 'comment.replied',
                                        'post.replied', 'mentioned', 'followed')),
-    post_id bigint REFERENCES posts(id) ON DELETE CASCADE,
-    comment_id uuid REFERENCES comments(id) ON DELETE CASCADE,
+    post_id bigint,
+    comment_id uuid,
     created_at timestamptz NOT NULL DEFAULT now(),
     read boolean NOT NULL DEFAULT false
 );
@@ -20,7 +26,8 @@ CREATE TABLE notifications (
 CREATE INDEX notifications_recipient_idx ON notifications (recipient_id, created_at DESC, id DESC);
 -- `unread_count`: only the unread rows, however long the history.
 CREATE INDEX notifications_unread_idx ON notifications (recipient_id, id) WHERE NOT read;
--- The cascades of a deleted post, comment or actor, and the undo of a like or a follow.
+-- The cascades of a deleted post, comment, recipient or actor, and the undo of a like or a
+-- follow.
 CREATE INDEX notifications_post_idx ON notifications (post_id) WHERE post_id IS NOT NULL;
 CREATE INDEX notifications_comment_idx ON notifications (comment_id) WHERE comment_id IS NOT NULL;
 CREATE INDEX notifications_actor_idx ON notifications (actor_id);
@@ -237,3 +244,33 @@ $$;
 CREATE TRIGGER posts_mentions_changed AFTER UPDATE OF mentions ON posts
     FOR EACH ROW WHEN (OLD.mentions::text IS DISTINCT FROM NEW.mentions::text AND NOT NEW.deleted)
     EXECUTE FUNCTION posts_mentions_changed();
+
+-- The cascades: a deleted post's, comment's and user's notifications (however deleted: a
+-- subtree, a moderator's removal, an account's deletion, a parent's cascade).
+CREATE FUNCTION notifications_posts_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    DELETE FROM notifications n USING old_posts p WHERE n.post_id = p.id;
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER notifications_posts_deleted AFTER DELETE ON posts REFERENCING OLD TABLE AS old_posts
+    FOR EACH STATEMENT EXECUTE FUNCTION notifications_posts_deleted();
+
+CREATE FUNCTION notifications_comments_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    DELETE FROM notifications n USING old_comments c WHERE n.comment_id = c.id;
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER notifications_comments_deleted AFTER DELETE ON comments REFERENCING OLD TABLE AS old_comments
+    FOR EACH STATEMENT EXECUTE FUNCTION notifications_comments_deleted();
+
+CREATE FUNCTION notifications_users_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    DELETE FROM notifications n USING old_users u WHERE n.recipient_id = u.id;
+    DELETE FROM notifications n USING old_users u WHERE n.actor_id = u.id;
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER notifications_users_deleted AFTER DELETE ON users REFERENCING OLD TABLE AS old_users
+    FOR EACH STATEMENT EXECUTE FUNCTION notifications_users_deleted();
