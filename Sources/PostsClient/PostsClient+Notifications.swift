@@ -1,7 +1,7 @@
 import Foundation
 
 /// The caller's notifications (API.md "Notifications"): what others did to its posts,
-/// comments and name, listed, counted and marked read. All need a
+/// comments and name, listed, counted, marked read and delivered live. All need a
 /// signed-in client (`unauthorized` otherwise). The server leaves out what comes from
 /// users the caller blocked, was blocked by or muted, and from suspended users, in the
 /// list, the count and the stream alike; undoing an act (an unlike, an unfollow, a
@@ -30,5 +30,16 @@ extension PostsClient {
         let fields: [(String, JSONValue)] = id.map { [("up_to", .int($0))] } ?? []
         return try await send(APIRequest.json("POST", "/api/notifications/read", fields).repeatable(),
                               as: UnreadCountEnvelope.self).unreadCount
+    }
+
+    /// The caller's new notifications, live, as the acts that make them commit on any server
+    /// instance. Without `since` it starts now; with a `since` it first replays what came
+    /// after it: an iterator's `lastEventID` kept from before, or a `changesPosition()`
+    /// taken before fetching `notifications()` (the stream counts in the change log's
+    /// positions), in which case a notification may arrive that the list already showed:
+    /// match them by `id`.
+    /// - Parameter reconnect: bounds and paces reconnecting; the client's policy if nil.
+    public func notificationEvents(since: String? = nil, reconnect: RetryPolicy? = nil) -> NotificationEvents {
+        NotificationEvents(client: self, since: since, policy: reconnect ?? retryPolicy)
     }
 }

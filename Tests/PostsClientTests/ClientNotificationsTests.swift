@@ -1,9 +1,11 @@
 import Foundation
 @testable import PostsClient
 import Testing
+import TestSupport
 
 /// Notifications through the client, against the real server: the model (known, unknown
-/// and id-less types), the list with its pages and unread count, and marking read.
+/// and id-less types), the list with its pages and unread count, marking read, and the
+/// live stream, its resume across a restart included.
 @Suite struct ClientNotificationsTests {
     private static let time = "2026-11-20T14:05:00.000Z"
     private static let commentID = "7d0b2c9e-4f7c-4bd4-9a57-0d8b4c1e2f3a"
@@ -73,5 +75,68 @@ import Testing
         #expect(try await ash.notifications().collect().map(\.type) == [.followed, .followed, .postCommented])
         let anonymous = await #expect(throws: PostsAPIError.self) { try await server.client().unreadNotificationCount() }
         #expect(anonymous?.code == .unauthorized)
+    }
+
+    @Test func live_theCallersOwnAlone_asTheListHasThem() async throws {
+        try await withDeadline {
+            let server = try ClientTestServer.start()
+            defer { server.stop() }
+            let (ash, ashID) = try await Self.user("ash@example.com", on: server)
+            let (blair, _) = try await Self.user("blair@example.com", on: server)
+            let (_, cleoID) = try await Self.user("cleo@example.com", on: server)
+            let post = try await ash.createPost(draft("ash's"))
+            // From a position taken before the acts: nothing done before the stream's head is lost.
+            var events = ash.notificationEvents(since: try await ash.changesPosition()).makeAsyncIterator()
+            // Cleo's notification goes to Cleo's streams, not Ash's.
+            _ = try await blair.follow(userID: cleoID)
+            _ = try await blair.follow(userID: ashID)
+            try await blair.like(postID: post.id)
+
+            let followed = try #require(try await events.next())
+            #expect(followed.type == .followed && followed.actor.username == "blair" && !followed.read)
+            let liked = try #require(try await events.next())
+            #expect(liked.type == .postLiked && liked.postID == post.id && liked.id > followed.id)
+            #expect(try await ash.notifications().collect() == [liked, followed])
+            #expect(events.lastEventID != nil)
+
+            var anonymous = server.client().notificationEvents().makeAsyncIterator()
+            let refused = await #expect(throws: PostsAPIError.self) { _ = try await anonymous.next() }
+            #expect(refused?.status == 401)
+        }
+    }
+
+    @Test func live_resumesAcrossARestart_withoutGapOrDuplicate() async throws {
+        try await withDeadline {
+            var server = try ClientTestServer.start()
+            defer { server.stop() }
+            let (ash, ashID) = try await Self.user("ash@example.com", on: server)
+            let (blair, _) = try await Self.user("blair@example.com", on: server)
+            let post = try await ash.createPost(draft("ash's"))
+            // Reconnects every 100 ms at most, for as long as a slow machine takes to restart.
+            let patient = RetryPolicy(maxAttempts: 200, initialDelay: .milliseconds(20), maximumDelay: .milliseconds(100))
+            var events = ash.notificationEvents(since: try await ash.changesPosition(), reconnect: patient).makeAsyncIterator()
+            _ = try await blair.follow(userID: ashID)
+            let first = try #require(try await events.next())
+            #expect(first.type == .followed)
+            let resumeFrom = events.lastEventID
+
+            // Another instance on the same database takes Blair's like while this one is
+            // down: only a resume with Last-Event-ID can deliver it.
+            let other = try TestApplication.start(conninfo: server.app.configuration.databaseURL)
+            defer { other.stop() }
+            let viaOther = PostsClient(baseURL: URL(string: "http://127.0.0.1:\(other.server.port)")!, token: blair.token)
+            try await server.restart {
+                try await viaOther.like(postID: post.id)
+            }
+            let comment = try await blair.addComment("back again", to: post.id)
+
+            let second = try #require(try await events.next())
+            #expect(second.type == .postLiked && second.postID == post.id)
+            let third = try #require(try await events.next())
+            #expect(third.type == .postCommented && third.commentID == comment.id)
+            #expect(events.lastEventID != resumeFrom)
+            // The list agrees: each once.
+            #expect(try await ash.notifications().collect().map(\.id) == [third.id, second.id, first.id])
+        }
     }
 }
