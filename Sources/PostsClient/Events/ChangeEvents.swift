@@ -1,8 +1,3 @@
-import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// The changes of `/api/events` as they commit, an `AsyncSequence` that outlives its
 /// connections: when one drops (the network, a server restart, a stalled reader cut off),
 /// it waits the stream's `retry:` time and reconnects with `Last-Event-ID` = the last
@@ -19,143 +14,24 @@ public struct ChangeEvents: AsyncSequence, Sendable {
     let policy: RetryPolicy
 
     public func makeAsyncIterator() -> Iterator {
-        Iterator(client: client, filter: filter, lastEventID: since, policy: policy)
+        Iterator(ResumingEventStream(client: client, path: "/api/events", query: filter.queryItems,
+                                     lastEventID: since, policy: policy))
     }
 
     public struct Iterator: AsyncIteratorProtocol {
-        let client: PostsClient
-        let filter: ChangeFilter
-        let policy: RetryPolicy
-        private var connection: StreamingConnection?
-        private var pieces: AsyncThrowingStream<StreamingConnection.Piece, any Error>.AsyncIterator?
-        private var parser: ServerSentEventParser
-        private var pending: [ServerSentEvent] = []
-        /// Attempts in a row that did not get a stream; reset by one that does.
-        private var failedAttempts = 0
-        /// After a drop, the wait before reconnecting: `retry:`, or the policy's until then.
-        private var dropped = false
-        /// The current connection answered 200: its end is a drop, not a failed attempt.
-        private var established = false
-        /// The last refusal's `Retry-After`: the least wait before the next attempt.
-        private var serverWait: Duration?
+        private var stream: ResumingEventStream<Change>
 
-        init(client: PostsClient, filter: ChangeFilter, lastEventID: String?, policy: RetryPolicy) {
-            self.client = client
-            self.filter = filter
-            self.policy = policy
-            parser = ServerSentEventParser(lastEventID: lastEventID ?? "")
-            self.lastEventID = lastEventID
-        }
+        init(_ stream: ResumingEventStream<Change>) { self.stream = stream }
 
         /// The `seq` of the last change this iterator returned (or the `since` given): what an
         /// app stores to resume from after it quits. (A reconnect resumes after the last
         /// change received, which may be ahead of it while received changes wait here.)
-        public private(set) var lastEventID: String?
+        public var lastEventID: String? { stream.lastEventID }
 
         public mutating func next() async throws -> Change? {
-            while !Task.isCancelled {
-                if !pending.isEmpty {
-                    let event = pending.removeFirst()
-                    let change = try APIDateCoding.makeDecoder().decode(Change.self, from: Data(event.data.utf8))
-                    lastEventID = event.id
-                    return change
-                }
-                guard var stream = pieces else {
-                    try await connect()
-                    continue
-                }
-                do {
-                    let piece = try await stream.next()
-                    pieces = stream
-                    switch piece {
-                    case .head(let response)?:
-                        try await accept(response)
-                    case .bytes(let data)?:
-                        pending += parser.parse(data).filter { !$0.data.isEmpty }
-                    case nil:
-                        try await lost(URLError(.networkConnectionLost))
-                    }
-                } catch let error as PostsAPIError {
-                    throw error
-                } catch {
-                    try await lost(error)
-                }
-            }
-            disconnect(dropped: false)
-            return nil
-        }
-
-        /// Opens a stream, after the wait a drop or a failure calls for.
-        private mutating func connect() async throws {
-            if failedAttempts > 0 || dropped {
-                try await Task.sleep(for: delay())
-            }
-            dropped = false
-            let request = APIRequest("GET", "/api/events", query: filter.queryItems)
-            var urlRequest = try request.urlRequest(baseURL: client.baseURL, token: client.token,
-                                                    timeout: ChangeEvents.idleTimeout)
-            urlRequest.setValue("text/event-stream", forHTTPHeaderField: "Accept")
-            parser.startConnection()
-            if !parser.lastEventID.isEmpty { urlRequest.setValue(parser.lastEventID, forHTTPHeaderField: "Last-Event-ID") }
-            let opened = StreamingConnection(urlRequest, base: (client.transport as? URLSessionTransport)?.session.configuration)
-            connection = opened
-            pieces = opened.pieces.makeAsyncIterator()
-        }
-
-        /// 200 is a stream: the failures are over. Anything else is read whole and thrown,
-        /// unless it is a passing state the policy retries: the database away (503), a proxy
-        /// between (502, 504), or this address's streams at the server's limit (429), each
-        /// after its `Retry-After` at least.
-        private mutating func accept(_ response: HTTPURLResponse) async throws {
-            if response.statusCode == 200 {
-                failedAttempts = 0
-                serverWait = nil
-                established = true
-                return
-            }
-            var body = Data()
-            while case .bytes(let data)? = try await pieces?.next() { body += data }
-            disconnect(dropped: false)
-            let error = PostsAPIError(response: response, body: body)
-            guard [429, 502, 503, 504].contains(error.status) else { throw error }
-            serverWait = error.retryAfter
-            try await failed(error)
-        }
-
-        /// The connection ended or failed: a drop of a stream that was up (reconnect after
-        /// `retry:`), or one more failed attempt to open one.
-        private mutating func lost(_ error: any Error) async throws {
-            let wasUp = established
-            disconnect(dropped: true)
-            if !wasUp { try await failed(error) }
-        }
-
-        /// Counts a failed attempt; throws once the policy's attempts are spent.
-        private mutating func failed(_ error: any Error) async throws {
-            failedAttempts += 1
-            guard failedAttempts < policy.maxAttempts else { throw error }
-        }
-
-        /// The server's `retry:` (else the policy's first delay), doubled for each failure
-        /// in a row, never beyond the policy's maximum.
-        private func delay() -> Duration {
-            let base = parser.reconnectionTime ?? policy.initialDelay
-            var wait = base
-            for _ in 0..<Swift.max(failedAttempts - 1, 0) where wait < policy.maximumDelay { wait *= 2 }
-            return Swift.max(Swift.min(wait, policy.maximumDelay), serverWait ?? .zero)
-        }
-
-        private mutating func disconnect(dropped: Bool) {
-            connection?.close()
-            connection = nil
-            pieces = nil
-            established = false
-            self.dropped = dropped
+            try await stream.next()
         }
     }
-
-    /// Longer than the server's 15 s between keep-alive comments: a quiet stream is alive.
-    static let idleTimeout: TimeInterval = 45
 }
 
 extension PostsClient {

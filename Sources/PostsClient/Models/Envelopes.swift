@@ -73,6 +73,19 @@ struct ModerationLogEnvelope: Decodable {
     enum CodingKeys: String, CodingKey { case entries, nextCursor = "next_cursor" }
 }
 
+struct NotificationsPageEnvelope: Decodable {
+    let notifications: [PostsNotification]
+    /// The caller's unread notifications, not this page's.
+    let unreadCount: Int
+    let nextCursor: String?
+    enum CodingKeys: String, CodingKey { case notifications, unreadCount = "unread_count", nextCursor = "next_cursor" }
+}
+
+struct UnreadCountEnvelope: Decodable {
+    let unreadCount: Int
+    enum CodingKeys: String, CodingKey { case unreadCount = "unread_count" }
+}
+
 struct MailboxEnvelope: Decodable { let messages: [MailboxMessage] }
 
 /// An answer whose only news is that it succeeded (`{"status":"success"}`).
