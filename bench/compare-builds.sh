@@ -11,6 +11,8 @@
 # this build; the baseline runs on it unmigrated. OWN_DATABASES=1 gives the baseline a
 # database of its own in the same cluster, migrated by the baseline and seeded the same: for
 # a change whose cost is in the schema (triggers), which the baseline must not pay.
+# PUSH=1 sets PUSH_WEBHOOK_URL for this build, to bench/push-receiver.py on port 18099 (every
+# notification then also writes a push delivery, sent in the background).
 # Build the baseline outside this repository:
 #   git archive OLD --prefix=baseline/ | tar -x -C /tmp && (cd /tmp/baseline && swift build -c release)
 set -euo pipefail
@@ -40,9 +42,18 @@ if [ "${OWN_DATABASES:-0}" = 1 ]; then
         psql -q -v posts="$posts" -v users="$users" -f "$shared/bench/seed.sql" "$base_url" >/dev/null
     fi
 fi
+push=()
+if [ "${PUSH:-0}" = 1 ]; then
+    python3 bench/push-receiver.py 18099 &
+    bench_pids+=($!)
+    push=(PUSH_WEBHOOK_URL=http://127.0.0.1:18099/push PUSH_WEBHOOK_SECRET=bench-secret-bench-secret)
+fi
 for server in ".build/release/posts-server:$ours_port:$url" "$baseline:$base_port:$base_url"; do
     IFS=: read -r binary port _ <<<"$server"
-    DATABASE_URL=${server#*:*:} PORT=$port DB_POOL_SIZE=$pool AUTH_MODE=trust RATE_LIMIT_IP=0 "$binary" serve --no-migrate >/dev/null &
+    extra=()
+    [ "$port" != "$ours_port" ] || extra=("${push[@]}")
+    env "${extra[@]}" DATABASE_URL="${server#*:*:}" PORT="$port" DB_POOL_SIZE="$pool" AUTH_MODE=trust RATE_LIMIT_IP=0 \
+        "$binary" serve --no-migrate >/dev/null &
     bench_pids+=($!)
 done
 for port in $ours_port $base_port; do bench_wait_for_port "$port"; done
