@@ -24,6 +24,15 @@ import Testing
         _ = (aspectRatio, imageURL, profile)
     }
 
+    /// The README's notifications example, line for line.
+    static func readmeNotificationsExample(client: PostsClient, post: Post) async throws {
+        try await client.follow(userID: post.userID)
+        let badge = try await client.unreadNotificationCount()
+        for try await notification in client.notifications() { print(notification.type, notification.actor.username) }
+        try await client.markNotificationsRead()
+        for try await notification in client.notificationEvents() { print("new:", notification.type, badge) }
+    }
+
     /// The README's safety example, line for line.
     static func readmeSafetyExample(client: PostsClient, post: Post) async throws {
         try await client.report(.post(post.id), reason: .spam, details: "the same link in every post")
@@ -38,6 +47,8 @@ import Testing
         _ = example
         let images: (PostsClient, Post, Data) async throws -> Void = Self.readmeImagesExample
         _ = images
+        let notifications: (PostsClient, Post) async throws -> Void = Self.readmeNotificationsExample
+        _ = notifications
         let safety: (PostsClient, Post) async throws -> Void = Self.readmeSafetyExample
         _ = safety
     }
