@@ -28,8 +28,9 @@ CREATE INDEX notifications_recipient_idx ON notifications (recipient_id, created
 CREATE INDEX notifications_unread_idx ON notifications (recipient_id, id) WHERE NOT read;
 -- The cascades of a deleted post, comment, recipient or actor, and the undo of a like or a
 -- follow.
-CREATE INDEX notifications_post_idx ON notifications (post_id) WHERE post_id IS NOT NULL;
-CREATE INDEX notifications_comment_idx ON notifications (comment_id) WHERE comment_id IS NOT NULL;
+-- A comment's notifications carry its post: (post, actor) finds an unlike's among a viral
+-- post's thousands, and a deleted comment's among its post's.
+CREATE INDEX notifications_post_idx ON notifications (post_id, actor_id) WHERE post_id IS NOT NULL;
 CREATE INDEX notifications_actor_idx ON notifications (actor_id);
 
 -- The live stream (`/api/notifications/events`) is the change feed's: a notification is
@@ -148,8 +149,8 @@ CREATE TRIGGER comment_likes_notify AFTER INSERT ON comment_likes REFERENCING NE
 
 CREATE FUNCTION comment_likes_unnotify() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    DELETE FROM notifications n USING old_likes l
-    WHERE n.comment_id = l.comment_id AND n.actor_id = l.user_id AND n.type = 'comment.liked';
+    DELETE FROM notifications n USING old_likes l JOIN comments c ON c.id = l.comment_id
+    WHERE n.post_id = c.post_id AND n.actor_id = l.user_id AND n.comment_id = l.comment_id AND n.type = 'comment.liked';
     RETURN NULL;
 END
 $$;
@@ -258,7 +259,7 @@ CREATE TRIGGER notifications_posts_deleted AFTER DELETE ON posts REFERENCING OLD
 
 CREATE FUNCTION notifications_comments_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    DELETE FROM notifications n USING old_comments c WHERE n.comment_id = c.id;
+    DELETE FROM notifications n USING old_comments c WHERE n.post_id = c.post_id AND n.comment_id = c.id;
     RETURN NULL;
 END
 $$;
