@@ -25,6 +25,10 @@ public final class ConnectionPool: Sendable {
         }
         /// Prepared statements kept per connection (least recently used ones are dropped).
         public var preparedStatementCapacity = 256
+        /// Settings every connection of the pool has for its whole session (`set_config`
+        /// right after connecting, and again after a reconnect), such as a custom setting
+        /// that triggers read (`posts.push`). One the server refuses fails the connect.
+        public var sessionSettings: [(name: String, value: String)] = []
         private var explicitQueryTimeout: Duration?
 
         public init(conninfo: String, size: Int) {
@@ -136,7 +140,8 @@ public final class ConnectionPool: Sendable {
         return try PostgresConnection(conninfo: configuration.conninfo, connectTimeout: configuration.connectTimeout,
                                       statementTimeout: configuration.statementTimeout,
                                       queryTimeout: configuration.queryTimeout,
-                                      preparedStatementCapacity: configuration.preparedStatementCapacity)
+                                      preparedStatementCapacity: configuration.preparedStatementCapacity,
+                                      sessionSettings: configuration.sessionSettings)
     }
 
     /// A connection left broken or inside a transaction is not reused.

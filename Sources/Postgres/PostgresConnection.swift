@@ -28,14 +28,19 @@ public final class PostgresConnection {
     /// Zero waits forever (migrations, seeding).
     public var queryTimeout: Duration
     private let statementTimeout: Duration
+    /// Custom settings of the session (`posts.push`), set again after every reconnect.
+    private let sessionSettings: [(name: String, value: String)]
 
     /// Connects to a libpq connection string or `postgres://` / `postgresql://` URL.
     /// A connection with `queryTimeout: .zero` (migrations, seeding) gets no statement
-    /// timeout either.
+    /// timeout either. `sessionSettings` are set with `set_config` right after connecting
+    /// (their values bound, never spliced into SQL); one the server refuses fails the connect.
     public init(conninfo: String, connectTimeout: Duration = .seconds(3), statementTimeout: Duration = .seconds(3),
-                queryTimeout: Duration = .milliseconds(4500), preparedStatementCapacity: Int = 256) throws(PostgresError) {
+                queryTimeout: Duration = .milliseconds(4500), preparedStatementCapacity: Int = 256,
+                sessionSettings: [(name: String, value: String)] = []) throws(PostgresError) {
         self.queryTimeout = queryTimeout
         self.statementTimeout = queryTimeout == .zero ? .zero : statementTimeout
+        self.sessionSettings = sessionSettings
         statements = PreparedStatementCache(capacity: preparedStatementCapacity)
         let keywords = ["dbname", "connect_timeout", "application_name", "client_encoding"]
         let values = [conninfo, String(max(1, connectTimeout.components.seconds)), "posts-server", "UTF8"]
@@ -84,15 +89,25 @@ public final class PostgresConnection {
     }
 
     /// Once per session, right after connecting: the statement timeout, from our own
-    /// configured integer (never from input).
+    /// configured integer (never from input), then the configured settings. A session
+    /// without them is not the one asked for: it is closed and the connect fails.
     private func applySessionSettings() throws(PostgresError) {
-        guard statementTimeout > .zero else { return }
-        let milliseconds = max(1, statementTimeout.milliseconds)
-        do {
-            try execute(unsafeSQL: "SET statement_timeout = \(milliseconds)")
-        } catch {
-            close()
-            throw PostgresError(.connectionFailed, sqlState: error.sqlState, details: "setting statement_timeout: \(error.details)")
+        if statementTimeout > .zero {
+            let milliseconds = max(1, statementTimeout.milliseconds)
+            do {
+                try execute(unsafeSQL: "SET statement_timeout = \(milliseconds)")
+            } catch {
+                close()
+                throw PostgresError(.connectionFailed, sqlState: error.sqlState, details: "setting statement_timeout: \(error.details)")
+            }
+        }
+        for setting in sessionSettings {
+            do {
+                try query("SELECT set_config(\(setting.name), \(setting.value), false)")
+            } catch {
+                close()
+                throw PostgresError(.connectionFailed, sqlState: error.sqlState, details: "setting \(setting.name): \(error.details)")
+            }
         }
     }
 
