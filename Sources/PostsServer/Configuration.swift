@@ -47,6 +47,8 @@ public struct Configuration: Sendable {
     public var mail: MailSettings?
     /// `BLOCKED_WORDS_FILE`: the word filter's list, read at start and on SIGHUP; off when nil.
     public var blockedWordsFile: String?
+    /// `PUSH_WEBHOOK_URL`, `PUSH_WEBHOOK_SECRET`: new notifications POSTed there; off when nil.
+    public var push: PushSettings?
 
     public init() {}
 
@@ -162,6 +164,7 @@ public struct Configuration: Sendable {
         configuration.mail = try MailSettings.parse(smtpURL: value("SMTP_URL"), mailFrom: value("MAIL_FROM"),
                                                     caFile: value("SMTP_CA_FILE"))
         configuration.blockedWordsFile = value("BLOCKED_WORDS_FILE")
+        configuration.push = try PushSettings.parse(url: value("PUSH_WEBHOOK_URL"), secret: value("PUSH_WEBHOOK_SECRET"))
         if let name = value("EVENT_LOOP") {
             guard let kind = PollerKind.named(name) else { throw Invalid.unknownEventLoop(name) }
             configuration.eventLoop = kind

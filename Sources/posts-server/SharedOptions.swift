@@ -48,6 +48,10 @@ struct SharedOptions: ParsableArguments {
     var smtpCaFile: String?
     @Option(help: "Words and phrases refused in posts, comments and profiles, one a line; read again on SIGHUP (env BLOCKED_WORDS_FILE).")
     var blockedWordsFile: String?
+    @Option(help: "An http(s) URL every new notification is POSTed to, signed: turns push on (env PUSH_WEBHOOK_URL).")
+    var pushWebhookUrl: String?
+    @Option(help: "The key of the pushes' X-Posts-Signature (HMAC-SHA256); required with the URL (env PUSH_WEBHOOK_SECRET, better kept there).")
+    var pushWebhookSecret: String?
 
     func resolve() throws -> Configuration {
         var environment = ProcessInfo.processInfo.environment
@@ -76,6 +80,8 @@ struct SharedOptions: ParsableArguments {
         override("MAIL_FROM", mailFrom)
         override("SMTP_CA_FILE", smtpCaFile)
         override("BLOCKED_WORDS_FILE", blockedWordsFile)
+        override("PUSH_WEBHOOK_URL", pushWebhookUrl)
+        override("PUSH_WEBHOOK_SECRET", pushWebhookSecret)
         do {
             return try Configuration.fromEnvironment(environment)
         } catch let error as Configuration.Invalid {

@@ -127,6 +127,18 @@ import TestSupport
         #expect(process.lines.contains { $0.contains("EVENT_LOOP must be \(accepted), not \"kqueue\"") })
     }
 
+    /// A server that would send unsigned pushes, or push anywhere but http(s), never starts.
+    @Test func serve_refusesAnUnsignedOrNonHTTPPushWebhook() throws {
+        let unsigned = try ServerProcess(["serve", "--no-migrate"], environment: [
+            "DATABASE_URL": "postgres://nobody@127.0.0.1:1/none", "PUSH_WEBHOOK_URL": "https://hooks.example.com/push"])
+        #expect(try #require(unsigned.waitForExit()) != 0)
+        #expect(unsigned.lines.contains { $0.contains("PUSH_WEBHOOK_SECRET is required with PUSH_WEBHOOK_URL") })
+        let smtp = try ServerProcess(["serve", "--no-migrate", "--push-webhook-url", "smtp://hooks.example.com"], environment: [
+            "DATABASE_URL": "postgres://nobody@127.0.0.1:1/none", "PUSH_WEBHOOK_SECRET": "shh"])
+        #expect(try #require(smtp.waitForExit()) != 0)
+        #expect(smtp.lines.contains { $0.contains("PUSH_WEBHOOK_URL must start with http:// or https://") })
+    }
+
     @Test func trustMode_refusesNonLoopbackHost() throws {
         let conninfo = try TestDatabase.makeDatabase()
         let process = try ServerProcess(["serve", "--no-migrate"], environment: [
