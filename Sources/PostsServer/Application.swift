@@ -73,6 +73,7 @@ public final class Application: Sendable {
         ModerationRoutes.register(on: &routes, reports: ReportService(pool: pool),
                                   moderation: ModerationService(pool: pool, posts: posts))
         let sessions = Sessions(pool: pool, lifetimeSeconds: configuration.tokenLifetime.components.seconds)
+        PushTokenRoutes.register(on: &routes, tokens: PushTokens(pool: pool))
         AccountRoutes.register(on: &routes, sessions: sessions, export: AccountExport(pool: pool, sessions: sessions),
                                deletion: AccountDeletion(pool: pool, images: images))
         feed = ChangeFeed(conninfo: databaseURL, logger: logger, nudge: nudge, keepAliveInterval: configuration.eventsKeepAlive)

@@ -44,7 +44,9 @@ struct RouteTable {
         router.put(pattern, body: body, admission: pipeline.admission(access: access), pipeline.wrap(access: access, handler))
     }
 
-    mutating func delete(_ pattern: String, access: Access = .optional, _ handler: @escaping Handler) {
-        router.delete(pattern, admission: pipeline.admission(access: access), pipeline.wrap(access: access, handler))
+    /// No body unless the route says so (`DELETE /api/me/push-tokens` names what it removes).
+    mutating func delete(_ pattern: String, access: Access = .optional, body: BodyPolicy = .none,
+                         _ handler: @escaping Handler) {
+        router.delete(pattern, body: body, admission: pipeline.admission(access: access), pipeline.wrap(access: access, handler))
     }
 }
