@@ -16,17 +16,14 @@ final class Mailer: Sendable {
     private let pool: ConnectionPool
     private let queue: MailQueue
     private let logger: Logger
-    private let running = Atomic<Bool>(false)
-    private let wakeUp = DispatchSemaphore(value: 0)
-    private let finished = DispatchSemaphore(value: 0)
-    private let cancellation = SMTPClient.Cancellation()
+    private let rounds: RoundsThread
     private let counters = Mutex(Counters())
 
     /// Messages claimed at once: small, so that a slow relay cannot outlast the lease.
     static let batch = 4
     /// How often an idle mailer looks for due messages it was not nudged about.
     static let pollInterval: Duration = .seconds(1)
-    /// How often it looks for never-tried messages past the delivery window.
+    /// How often it fails never-tried messages past the delivery window.
     static let staleCheckInterval: Duration = .seconds(30)
 
     struct Counters: Sendable {
@@ -41,69 +38,33 @@ final class Mailer: Sendable {
         pool = ConnectionPool(ConnectionPool.Configuration(conninfo: conninfo, size: 1))
         queue = MailQueue(pool: pool, erasesFinished: erasesFinished)
         self.logger = logger
+        rounds = RoundsThread(name: "mailer", pollInterval: Self.pollInterval, upkeepInterval: Self.staleCheckInterval,
+                              logger: logger, log: RoundsThread.Log(
+                                  cannotStart: "the mailer cannot start; messages wait in the outbox",
+                                  unreachable: "the mailer cannot reach the outbox; trying again",
+                                  reachable: "the mailer reaches the database again"))
     }
 
     var statistics: Counters { counters.withLock { $0 } }
 
     /// A writer has committed a message: look now rather than at the next poll. Never blocks.
     func wake() {
-        wakeUp.signal()
+        rounds.wake()
     }
 
     func start() {
-        running.store(true, ordering: .releasing)
         logger.info("mailer started", metadata: ["smtp": "\(settings)"])
-        let thread = Thread { [self] in
-            runRounds()
-            finished.signal()
-        }
-        thread.name = "mailer"
-        thread.start()
+        rounds.start(makeWorker: { [self] in try SMTPClient(settings: settings, cancellation: rounds.cancellation) },
+                     upkeep: { [queue] in try queue.failStale() }, round: { [self] client in
+            let claimed = try queue.claim(limit: Self.batch, messageIDDomain: settings.from.domain)
+            return try deliver(claimed, with: client) && claimed.count == Self.batch
+        })
     }
 
     /// Ends a transfer in progress within about a second (its message is retried later,
     /// here or on another instance), waits for the thread and closes its connection.
     func stop() {
-        guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
-        cancellation.flag.store(true, ordering: .relaxed)
-        wakeUp.signal()
-        _ = finished.wait(timeout: .now() + 5)
-        pool.close()
-    }
-
-    private func runRounds() {
-        let client: SMTPClient
-        do {
-            client = try SMTPClient(settings: settings, cancellation: cancellation)
-        } catch {
-            logger.error("the mailer cannot start; messages wait in the outbox", metadata: ["error": "\(error)"])
-            return
-        }
-        var databaseDown = false
-        var staleChecked = ContinuousClock.now - Self.staleCheckInterval
-        while running.load(ordering: .acquiring) {
-            var more = false
-            do {
-                if ContinuousClock.now - staleChecked >= Self.staleCheckInterval {
-                    try queue.failStale()
-                    staleChecked = ContinuousClock.now
-                }
-                let claimed = try queue.claim(limit: Self.batch, messageIDDomain: settings.from.domain)
-                if databaseDown { logger.info("the mailer reaches the database again") }
-                databaseDown = false
-                more = try deliver(claimed, with: client) && claimed.count == Self.batch
-            } catch {
-                if !databaseDown {
-                    logger.warning("the mailer cannot reach the outbox; trying again", metadata: ["error": "\(error)"])
-                }
-                databaseDown = true
-            }
-            if !more {
-                _ = wakeUp.wait(timeout: .now() + .milliseconds(Int(Self.pollInterval.components.seconds * 1000)))
-                // Several nudges during one wait ask for one round.
-                while wakeUp.wait(timeout: .now()) == .success {}
-            }
-        }
+        if rounds.stop() { pool.close() }
     }
 
     /// Sends the claimed messages in order; false when it stopped early (the relay failed
@@ -112,7 +73,7 @@ final class Mailer: Sendable {
     private func deliver(_ claimed: [MailQueue.Claimed], with client: SMTPClient) throws -> Bool {
         var delivered: [Int64] = []
         for (index, message) in claimed.enumerated() {
-            guard running.load(ordering: .acquiring) else {
+            guard rounds.isRunning else {
                 try queue.markSent(delivered)
                 try queue.release(claimed[index...].map(\.id))
                 return false
