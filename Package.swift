@@ -12,6 +12,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // HMAC-SHA256 of push webhook bodies (X-Posts-Signature): outside SQL, and not ours to write.
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         .systemLibrary(
@@ -68,7 +70,8 @@ let package = Package(
         // The application: configuration, services, routes; sees both layers.
         .target(
             name: "PostsServer",
-            dependencies: ["CLibCurl", "HTTP", "Images", "Postgres", "Locking", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CLibCurl", "HTTP", "Images", "Postgres", "Locking", .product(name: "Logging", package: "swift-log"),
+                           .product(name: "Crypto", package: "swift-crypto")],
             resources: [.embedInCode("OpenAPI/openapi.yaml")]
         ),
         // The Swift client of the API (models, async calls, pages and events as sequences).
@@ -93,7 +96,8 @@ let package = Package(
         .testTarget(name: "ImagesTests", dependencies: ["Images", "TestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
-        .testTarget(name: "PostsServerTests", dependencies: ["PostsServer", "TestSupport", "posts-server"]),
+        .testTarget(name: "PostsServerTests", dependencies: ["PostsServer", "TestSupport", "posts-server",
+                                                            .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "PostsClientTests", dependencies: ["PostsClient", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

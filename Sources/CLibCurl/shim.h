@@ -6,6 +6,7 @@
    wrapper per kind of argument libcurl takes (long, string, pointer, callback). */
 
 typedef size_t (*posts_curl_read_callback)(char *buffer, size_t size, size_t count, void *context);
+typedef size_t (*posts_curl_write_callback)(char *data, size_t size, size_t count, void *context);
 typedef int (*posts_curl_progress_callback)(void *context, curl_off_t download_total, curl_off_t download_now,
                                             curl_off_t upload_total, curl_off_t upload_now);
 
@@ -27,6 +28,11 @@ static inline CURLcode posts_curl_setopt_slist(CURL *handle, CURLoption option, 
 
 static inline CURLcode posts_curl_setopt_read_function(CURL *handle, posts_curl_read_callback callback) {
     return curl_easy_setopt(handle, CURLOPT_READFUNCTION, callback);
+}
+
+/* Called with each piece of a response's body; returning less than size * count aborts. */
+static inline CURLcode posts_curl_setopt_write_function(CURL *handle, posts_curl_write_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, callback);
 }
 
 /* Called while a transfer runs (also while it connects); non-zero aborts it. */

@@ -13,6 +13,8 @@ public final class Application: Sendable {
     let pruner: ChangePruner
     /// The SMTP mailer, when `SMTP_URL` is set.
     let mailer: Mailer?
+    /// The push sender, when `PUSH_WEBHOOK_URL` is set.
+    let pushSender: PushSender?
     /// Measures images stored before posts had their size (migration 0009), once.
     let measurement: ImageMeasurement
     /// The routes the server answers (which depend on the configuration: dev routes).
@@ -32,7 +34,11 @@ public final class Application: Sendable {
         } catch {
             throw Configuration.Invalid(description: "\(error)")
         }
-        pool = ConnectionPool(ConnectionPool.Configuration(conninfo: databaseURL, size: configuration.databasePoolSize))
+        var poolConfiguration = ConnectionPool.Configuration(conninfo: databaseURL, size: configuration.databasePoolSize)
+        // The notification trigger writes a push_outbox row only for sessions with this on:
+        // without a sender, no row would ever leave the table.
+        if configuration.push != nil { poolConfiguration.sessionSettings = [(name: "posts.push", value: "on")] }
+        pool = ConnectionPool(poolConfiguration)
 
         let accounts = Accounts(pool: pool, blockedWords: blockedWords)
         let tokens = Tokens(pool: pool, lifetimeSeconds: configuration.tokenLifetime.components.seconds)
@@ -45,6 +51,7 @@ public final class Application: Sendable {
         if mailer == nil && configuration.authMode == .token {
             logger.warning("SMTP_URL is not set: sign-in codes will not be delivered (they wait in the outbox table for an external mailer; see README \"Sending mail\")")
         }
+        pushSender = configuration.push.map { PushSender(settings: $0, conninfo: databaseURL, logger: logger) }
         let auth = AuthService(pool: pool, accounts: accounts, tokens: tokens, outbox: outbox,
                                logsCodes: configuration.logsLoginCodes, logger: logger,
                                wakeMailer: { mailer?.wake() })
@@ -89,6 +96,7 @@ public final class Application: Sendable {
         let madeServer = ParkingLock<Server?>(nil)
         MetricsRoutes.register(on: &routes, sources: MetricsRoutes.Sources(
             requests: requests, pool: pool, feed: feed, mailer: mailer, mailQueue: MailQueue(pool: pool, erasesFinished: false),
+            pushSender: pushSender, pushQueue: PushQueue(pool: pool),
             images: images.counters,
             openConnections: { madeServer.withLock { $0?.openConnections ?? 0 } }))
         if configuration.authMode == .trust {
@@ -117,6 +125,7 @@ public final class Application: Sendable {
         feed.start()
         pruner.start()
         mailer?.start()
+        pushSender?.start()
         measurement.start()
     }
 
@@ -126,13 +135,14 @@ public final class Application: Sendable {
         blockedWords.reload()
     }
 
-    /// Finishes the requests in flight (streams end at once), stops the feed, the pruner
-    /// and the mailer, then closes the pool.
+    /// Finishes the requests in flight (streams end at once), stops the feed, the pruner,
+    /// the mailer and the push sender, then closes the pool.
     public func stop() {
         server.stop()
         feed.stop()
         pruner.stop()
         mailer?.stop()
+        pushSender?.stop()
         measurement.stop()
         pool.close()
     }

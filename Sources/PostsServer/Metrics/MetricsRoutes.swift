@@ -3,7 +3,7 @@ import HTTP
 import Postgres
 
 /// `GET /metrics` for Prometheus: requests and their latency by route, open connections,
-/// the pool, the live feed, mail, uptime.
+/// the pool, the live feed, mail, push, uptime.
 enum MetricsRoutes {
     /// What the route reads that exists only once the server does.
     struct Sources: Sendable {
@@ -13,6 +13,9 @@ enum MetricsRoutes {
         let mailer: Mailer?
         /// The queue's depth is the database's, whether this instance or another mails it.
         let mailQueue: MailQueue
+        let pushSender: PushSender?
+        /// As the mail queue's: the database's, whichever instance sends.
+        let pushQueue: PushQueue
         let images: ImageCounters
         let openConnections: @Sendable () -> Int
     }
@@ -55,6 +58,7 @@ enum MetricsRoutes {
                         help: "Time from the write of the oldest change not yet delivered (held back by long transactions) to now.",
                         value: events.lagSeconds)
             addMail(to: &metrics, sources: sources)
+            addPush(to: &metrics, sources: sources)
             addImages(to: &metrics, counters: sources.images.snapshot)
             let uptime = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
             metrics.add("process_uptime_seconds", .gauge, help: "Seconds since the server started.", value: uptime)

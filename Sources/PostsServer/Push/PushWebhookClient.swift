@@ -1,0 +1,115 @@
+import CLibCurl
+import Crypto
+import Foundation
+
+/// Posts pushes to `PUSH_WEBHOOK_URL` through libcurl's HTTP(S) (TLS and its certificate
+/// checks are libcurl's). One handle (`CurlTransfer`), kept open between pushes, so a burst
+/// costs one handshake.
+final class PushWebhookClient {
+    private let settings: PushSettings
+    private let transfer: CurlTransfer
+
+    /// The answer's first bytes are kept for the log; past `maxResponseBytes` the transfer
+    /// is cut (the status has arrived by then: a receiver has nothing more to tell us).
+    static let keptResponseBytes = 200
+    static let maxResponseBytes = 64 * 1024
+
+    init(settings: PushSettings, cancellation: CurlTransfer.Cancellation) throws {
+        self.settings = settings
+        transfer = try CurlTransfer(cancellation: cancellation)
+    }
+
+    /// `sha256=` and the lowercase hex HMAC-SHA256 of exactly these bytes.
+    static func signature(of body: [UInt8], secret: String) -> String {
+        let code = HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: Array(secret.utf8)))
+        let digits = Array("0123456789abcdef".utf8)
+        var hex: [UInt8] = []
+        for byte in code { hex += [digits[Int(byte >> 4)], digits[Int(byte & 0xF)]] }
+        return "sha256=" + String(decoding: hex, as: UTF8.self)
+    }
+
+    /// Posts one body; `.delivered` only on a 2xx answer.
+    func post(_ body: [UInt8], deliveryID: String) -> PushOutcome {
+        let response = Response()
+        // libcurl copies nothing from the list: it lives through the request.
+        var list: UnsafeMutablePointer<curl_slist>?
+        for line in [
+            "Content-Type: application/json",
+            "X-Posts-Signature: \(Self.signature(of: body, secret: settings.secret))",
+            "X-Posts-Delivery: \(deliveryID)",
+            // No 100-continue round trip for a large body: the receiver reads it or not.
+            "Expect:",
+        ] { list = curl_slist_append(list, line) }
+        defer { curl_slist_free_all(list) }
+        let result: CurlTransfer.Result = body.withUnsafeBytes { bytes in
+            var ok = configure(response)
+            ok = ok && posts_curl_setopt_slist(transfer.handle, CURLOPT_HTTPHEADER, list) == CURLE_OK
+            ok = ok && transfer.set(CURLOPT_POSTFIELDSIZE, bytes.count)
+            ok = ok && transfer.set(CURLOPT_POSTFIELDS, pointer: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+            guard ok else { return CurlTransfer.Result(code: -1, responseCode: 0, message: "libcurl refused an option") }
+            return withExtendedLifetime(response) { transfer.perform() }
+        }
+        return PushOutcome.classify(curlCode: result.code, status: result.responseCode, message: result.message,
+                                    answer: String(decoding: response.kept, as: UTF8.self),
+                                    cutShort: response.cutShort, cancelled: transfer.cancellation.isSet)
+    }
+
+    /// The request's options, set again each time (cheap, and a handle never carries one
+    /// request's pointers into the next).
+    private func configure(_ response: Response) -> Bool {
+        var ok = transfer.setShared(connectTimeoutSeconds: 5, timeoutSeconds: 10)
+        func set(_ option: CURLoption, _ value: Int) { ok = ok && transfer.set(option, value) }
+        func set(_ option: CURLoption, _ value: String) { ok = ok && transfer.set(option, value) }
+        set(CURLOPT_URL, settings.url)
+        // Only HTTP(S), and no redirects: a receiver cannot send our signed bodies elsewhere.
+        set(CURLOPT_PROTOCOLS_STR, "http,https")
+        set(CURLOPT_FOLLOWLOCATION, 0)
+        set(CURLOPT_USERAGENT, "posts-server")
+        ok = ok && transfer.set(CURLOPT_WRITEDATA, pointer: Unmanaged.passUnretained(response).toOpaque())
+        ok = ok && posts_curl_setopt_write_function(transfer.handle) { data, size, count, context in
+            guard let data, let context else { return 0 }
+            return Unmanaged<Response>.fromOpaque(context).takeUnretainedValue().receive(data, count: size * count)
+        } == CURLE_OK
+        return ok
+    }
+
+    /// The answer's body: its first bytes kept, the rest counted and dropped.
+    private final class Response {
+        var kept: [UInt8] = []
+        var received = 0
+        var cutShort = false
+
+        func receive(_ data: UnsafeMutablePointer<CChar>, count: Int) -> Int {
+            received += count
+            guard received <= PushWebhookClient.maxResponseBytes else {
+                cutShort = true
+                return 0
+            }
+            let room = PushWebhookClient.keptResponseBytes - kept.count
+            if room > 0 {
+                kept += UnsafeRawBufferPointer(start: data, count: min(room, count))
+            }
+            return count
+        }
+    }
+}
+
+/// What became of one try to post a push: only a 2xx delivers; everything else (another
+/// status, a refused or dropped connection, a timeout, a TLS failure) is worth another try
+/// until the push is an hour old.
+enum PushOutcome: Sendable, Equatable {
+    case delivered
+    case retry(String)
+
+    static func classify(curlCode: Int, status: Int, message: String, answer: String, cutShort: Bool,
+                         cancelled: Bool) -> PushOutcome {
+        let accepted = (200...299).contains(status)
+        // A 2xx whose body we cut short was accepted all the same.
+        if accepted && (curlCode == 0 || cutShort) { return .delivered }
+        if cancelled { return .retry("stopped while sending: \(message)") }
+        guard curlCode == 0 || cutShort else { return .retry(status > 0 ? "\(message) (after HTTP \(status))" : message) }
+        // The receiver's own words, for the log and `last_error` (controls left out).
+        let shown = answer.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.map(String.init).joined()
+        return .retry("HTTP \(status)" + (shown.isEmpty ? "" : ": \(shown)"))
+    }
+}
