@@ -12,7 +12,9 @@
 # database of its own in the same cluster, migrated by the baseline and seeded the same: for
 # a change whose cost is in the schema (triggers), which the baseline must not pay.
 # PUSH=1 sets PUSH_WEBHOOK_URL for this build, to bench/push-receiver.py on port 18099 (every
-# notification then also writes a push delivery, sent in the background).
+# notification then also writes a push delivery, sent in the background, and the receiver
+# answers on the same cores). PUSH_RECEIVER=0 leaves the port closed: the deliveries are
+# written and retried with backoff, the cost of the outbox in the write path alone.
 # Build the baseline outside this repository:
 #   git archive OLD --prefix=baseline/ | tar -x -C /tmp && (cd /tmp/baseline && swift build -c release)
 set -euo pipefail
@@ -44,8 +46,10 @@ if [ "${OWN_DATABASES:-0}" = 1 ]; then
 fi
 push=()
 if [ "${PUSH:-0}" = 1 ]; then
-    python3 bench/push-receiver.py 18099 &
-    bench_pids+=($!)
+    if [ "${PUSH_RECEIVER:-1}" = 1 ]; then
+        python3 bench/push-receiver.py 18099 &
+        bench_pids+=($!)
+    fi
     push=(PUSH_WEBHOOK_URL=http://127.0.0.1:18099/push PUSH_WEBHOOK_SECRET=bench-secret-bench-secret)
 fi
 for server in ".build/release/posts-server:$ours_port:$url" "$baseline:$base_port:$base_url"; do
