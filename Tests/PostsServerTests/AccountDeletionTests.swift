@@ -17,7 +17,7 @@ import TestSupport
 
         let alone = try ash.createPost("alone")
         let aloneChild = try ash.createPost("alone's child", parent: alone.id)
-        let shared = try ash.createPost("shared")
+        let shared = try ash.createPost("shared", extra: ["body": "for @blair"])
         let ashUnderShared = try ash.createPost("ash under shared", parent: shared.id)
         let blairUnderAsh = try blair.createPost("blair under ash", parent: ashUnderShared.id)
         let blairs = try blair.createPost("blair's")
@@ -38,6 +38,8 @@ import TestSupport
             let tombstone = try #require(try blair.post(post.id))
             #expect(tombstone["title"] as? String == "[deleted]" && tombstone["summary"] as? String == "")
             #expect(tombstone["body"] as? String == "" && tombstone["image_url"] is NSNull)
+            // No mention left pointing into the emptied text.
+            #expect((tombstone["mentions"] as? [Any])?.isEmpty == true)
             #expect(tombstone["deleted"] as? Bool == true && tombstone["author_name"] as? String == "deleted")
             #expect(tombstone["user_id"] as? Int != ashID && tombstone["child_count"] as? Int == children)
             #expect(tombstone["created_at"] as? String == post["created_at"] as? String)

@@ -135,7 +135,8 @@ struct AccountDeletion: Sendable {
             WITH old AS (SELECT id, image_url FROM posts WHERE id = ANY(\(ids))),
             p AS (
                 UPDATE posts SET title = '[deleted]', summary = '', body = '', image_url = NULL, image_width = NULL,
-                                 image_height = NULL, location_tag = NULL, timezone = 'UTC', ai_generated = false, deleted = true, user_id = \(reserved)
+                                 image_height = NULL, location_tag = NULL, timezone = 'UTC', ai_generated = false, deleted = true,
+                                 mentions = NULL, user_id = \(reserved)
                 WHERE id = ANY(\(ids)) RETURNING *
             ), recorded AS (\(ChangeLog.record(ChangeRecord(
                 kind: .postUpdated, postID: "p.id", parentID: "p.parent_id", userID: "\(userID)",
