@@ -21,9 +21,6 @@ public enum ImagePipeline {
     public static func normalize(_ source: String, as format: ImageFormat, to destination: String,
                                  limits: ImageLimits = .api) throws(ImageFailure) -> ProcessedImage {
         try Vips.start()
-        if format == .png, !PNGChunks.fit(file: source) {
-            throw .unreadable("a PNG chunk is longer than the file")
-        }
         let animated = format == .gif || format == .webp
         let header = try open(source, as: format, allFrames: animated, sequential: true)
         try check(header, limits)
@@ -51,6 +48,10 @@ public enum ImagePipeline {
 
     static func open(_ path: String, as format: ImageFormat, allFrames: Bool,
                      sequential: Bool) throws(ImageFailure) -> VipsImage {
+        // Every upload, a post's image or an avatar, is opened here first.
+        if format == .png, !PNGChunks.fit(file: path) {
+            throw .unreadable("a PNG chunk is longer than the file")
+        }
         let pointer = cvips_open(path, Vips.format(format), allFrames ? 1 : 0, sequential ? 1 : 0)
         return try VipsImage.made(pointer) { reason in .unreadable(reason) }
     }
