@@ -17,6 +17,8 @@ public final class Application: Sendable {
     let pushSender: PushSender?
     /// Measures images stored before posts had their size (migration 0009), once.
     let measurement: ImageMeasurement
+    /// Deletes the stored images that commits dropped (migration 0016's queue).
+    let storageDeletions: StorageDeletions
     /// The routes the server answers (which depend on the configuration: dev routes).
     let router: Router
     /// `BLOCKED_WORDS_FILE`'s filter, which `reload` reads again.
@@ -56,7 +58,12 @@ public final class Application: Sendable {
                                logsCodes: configuration.logsLoginCodes, logger: logger,
                                wakeMailer: { mailer?.wake() })
         let identity = Identity(tokens: tokens, accounts: accounts, trustsEmails: configuration.authMode == .trust)
-        let images = try ImageStore(directory: configuration.uploadDirectory)
+        let storageMetrics = StorageMetrics(logger: logger)
+        let store = try StorageSettings.makeStore(configuration.storage, uploadDirectory: configuration.uploadDirectory,
+                                                  metrics: storageMetrics)
+        try Self.check(store, configuration.storage, logger: logger)
+        storageDeletions = StorageDeletions(store: store, metrics: storageMetrics, conninfo: databaseURL, logger: logger)
+        let images = try ImageStore(directory: configuration.uploadDirectory, store: store, deletions: storageDeletions)
         let posts = PostService(pool: pool, images: images)
         measurement = ImageMeasurement(pool: pool, images: images, logger: logger)
 
@@ -65,7 +72,8 @@ public final class Application: Sendable {
         let localOriginsOnly = configuration.authMode == .trust && !configuration.trustAnyHost
         var routes = RouteTable(pipeline: Pipeline(identity: identity, changes: nudge, limiter: limiter,
                                                    localOriginsOnly: localOriginsOnly))
-        HealthRoutes.register(on: &routes, pool: pool, mail: { mailer.map { $0.statistics.lastTryFailed ? .failing : .ok } ?? .notConfigured })
+        HealthRoutes.register(on: &routes, pool: pool, mail: { mailer.map { $0.statistics.lastTryFailed ? .failing : .ok } ?? .notConfigured },
+                              storageFailing: { storageMetrics.isFailing })
         OpenAPIRoutes.register(on: &routes)
         AuthRoutes.register(on: &routes, auth: auth, profiles: profiles)
         ProfileRoutes.register(on: &routes, profiles: profiles, images: images, blockedWords: blockedWords)
@@ -97,7 +105,7 @@ public final class Application: Sendable {
         MetricsRoutes.register(on: &routes, sources: MetricsRoutes.Sources(
             requests: requests, pool: pool, feed: feed, mailer: mailer, mailQueue: MailQueue(pool: pool, erasesFinished: false),
             pushSender: pushSender, pushQueue: PushQueue(pool: pool),
-            images: images.counters,
+            images: images.counters, storage: storageMetrics,
             openConnections: { madeServer.withLock { $0?.openConnections ?? 0 } }))
         if configuration.authMode == .trust {
             DevRoutes.register(on: &routes, outbox: outbox, reset: DevReset(pool: pool, images: images),
@@ -127,6 +135,24 @@ public final class Application: Sendable {
         mailer?.start()
         pushSender?.start()
         measurement.start()
+        storageDeletions.start()
+    }
+
+    /// A bucket is asked once at start: refused credentials or a missing bucket stop the
+    /// start with the store's words (loudly, not as 503s later); a store that does not
+    /// answer is an outage, which the server rides out (`"storage":"failing"`).
+    private static func check(_ store: any ObjectStore, _ settings: StorageSettings?, logger: Logger) throws {
+        guard let settings, settings.location.isS3 else { return }
+        do {
+            try store.probe()
+            logger.info("storing images in the object store", metadata: ["store": "\(settings)"])
+        } catch .refused(let reason) {
+            throw Configuration.Invalid(description: "STORAGE_URL: the object store refused us (check the bucket and "
+                + "S3_ACCESS_KEY_ID/S3_SECRET_ACCESS_KEY): \(reason)")
+        } catch {
+            logger.warning("the object store does not answer; image uploads and reads answer 503 until it does",
+                           metadata: ["store": "\(settings)", "error": "\(error)"])
+        }
     }
 
     /// Reads again what may change while serving (SIGHUP): the blocked words. A failure
@@ -144,6 +170,7 @@ public final class Application: Sendable {
         mailer?.stop()
         pushSender?.stop()
         measurement.stop()
+        storageDeletions.stop()
         pool.close()
     }
 }

@@ -49,6 +49,8 @@ public struct Configuration: Sendable {
     public var blockedWordsFile: String?
     /// `PUSH_WEBHOOK_URL`, `PUSH_WEBHOOK_SECRET`: new notifications POSTed there; off when nil.
     public var push: PushSettings?
+    /// `STORAGE_URL` and the S3 settings: images in `UPLOAD_DIR` when nil.
+    public var storage: StorageSettings?
 
     public init() {}
 
@@ -165,6 +167,9 @@ public struct Configuration: Sendable {
                                                     caFile: value("SMTP_CA_FILE"))
         configuration.blockedWordsFile = value("BLOCKED_WORDS_FILE")
         configuration.push = try PushSettings.parse(url: value("PUSH_WEBHOOK_URL"), secret: value("PUSH_WEBHOOK_SECRET"))
+        configuration.storage = try StorageSettings.parse(url: value("STORAGE_URL"), accessKeyID: value("S3_ACCESS_KEY_ID"),
+                                                          secretAccessKey: value("S3_SECRET_ACCESS_KEY"),
+                                                          publicURL: value("S3_PUBLIC_URL"))
         if let name = value("EVENT_LOOP") {
             guard let kind = PollerKind.named(name) else { throw Invalid.unknownEventLoop(name) }
             configuration.eventLoop = kind

@@ -52,6 +52,14 @@ struct SharedOptions: ParsableArguments {
     var pushWebhookUrl: String?
     @Option(help: "The key of the pushes' X-Posts-Signature (HMAC-SHA256); required with the URL (env PUSH_WEBHOOK_SECRET, better kept there).")
     var pushWebhookSecret: String?
+    @Option(help: "Where images are kept: file:///folder or s3://bucket[/prefix]?endpoint=…&region=…&path_style=true (env STORAGE_URL; default UPLOAD_DIR).")
+    var storageUrl: String?
+    @Option(help: "The access key of an s3:// STORAGE_URL (env S3_ACCESS_KEY_ID).")
+    var s3AccessKeyId: String?
+    @Option(help: "The secret key of an s3:// STORAGE_URL (env S3_SECRET_ACCESS_KEY, better kept there).")
+    var s3SecretAccessKey: String?
+    @Option(help: "A CDN or public bucket URL: /uploads/<name> redirects there (env S3_PUBLIC_URL).")
+    var s3PublicUrl: String?
 
     func resolve() throws -> Configuration {
         var environment = ProcessInfo.processInfo.environment
@@ -82,6 +90,10 @@ struct SharedOptions: ParsableArguments {
         override("BLOCKED_WORDS_FILE", blockedWordsFile)
         override("PUSH_WEBHOOK_URL", pushWebhookUrl)
         override("PUSH_WEBHOOK_SECRET", pushWebhookSecret)
+        override("STORAGE_URL", storageUrl)
+        override("S3_ACCESS_KEY_ID", s3AccessKeyId)
+        override("S3_SECRET_ACCESS_KEY", s3SecretAccessKey)
+        override("S3_PUBLIC_URL", s3PublicUrl)
         do {
             return try Configuration.fromEnvironment(environment)
         } catch let error as Configuration.Invalid {

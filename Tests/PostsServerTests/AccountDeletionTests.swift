@@ -111,7 +111,7 @@ import TestSupport
             .filter { !$0.hasPrefix(".") } }
         #expect(files().count == 1)
         #expect(try ash.send("DELETE", "/api/me").status == 200)
-        #expect(files().isEmpty)
+        #expect(UploadFolder.waitUntil(app, holds: []).isEmpty, "deleted after the commit, by the storage deletion worker")
         let tombstone = try #require(try blair.post(post.id))
         #expect(tombstone["image_url"] is NSNull && tombstone["image_width"] is NSNull && tombstone["image_height"] is NSNull)
     }

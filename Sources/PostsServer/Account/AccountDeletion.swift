@@ -31,7 +31,7 @@ struct AccountDeletion: Sendable {
             files.append(try removeUser(userID, on: connection))
             return files
         }
-        images.release(files, checkingWith: pool)
+        images.release(files)
     }
 
     /// The account's posts, their parents, and the posts it liked or commented on.

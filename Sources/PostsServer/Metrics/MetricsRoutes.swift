@@ -17,6 +17,7 @@ enum MetricsRoutes {
         /// As the mail queue's: the database's, whichever instance sends.
         let pushQueue: PushQueue
         let images: ImageCounters
+        let storage: StorageMetrics
         let openConnections: @Sendable () -> Int
     }
 
@@ -32,15 +33,7 @@ enum MetricsRoutes {
             }
             metrics.describe("http_request_duration_seconds", .histogram, help: "Time from a request's head to its answer, by route pattern.")
             for (route, histogram) in requests.durations.sorted(by: { $0.key < $1.key }) {
-                var cumulative = 0
-                for (bound, count) in zip(RequestMetrics.buckets, histogram.counts) {
-                    cumulative += count
-                    metrics.sample("http_request_duration_seconds_bucket", [("route", route), ("le", MetricsText.format(bound))],
-                                   Double(cumulative))
-                }
-                metrics.sample("http_request_duration_seconds_bucket", [("route", route), ("le", "+Inf")], Double(histogram.count))
-                metrics.sample("http_request_duration_seconds_sum", [("route", route)], histogram.sum)
-                metrics.sample("http_request_duration_seconds_count", [("route", route)], Double(histogram.count))
+                metrics.histogram("http_request_duration_seconds", label: ("route", route), histogram)
             }
             metrics.add("http_connections_open", .gauge, help: "Open client connections (event streams included).",
                         value: sources.openConnections())
@@ -60,6 +53,7 @@ enum MetricsRoutes {
             addMail(to: &metrics, sources: sources)
             addPush(to: &metrics, sources: sources)
             addImages(to: &metrics, counters: sources.images.snapshot)
+            addStorage(to: &metrics, snapshot: sources.storage.snapshot)
             let uptime = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
             metrics.add("process_uptime_seconds", .gauge, help: "Seconds since the server started.", value: uptime)
             return Response(headers: HTTPHeaders([("Content-Type", "text/plain; version=0.0.4")]), body: Array(metrics.text.utf8))

@@ -22,6 +22,18 @@ struct MetricsText {
         text += " " + Self.format(value) + "\n"
     }
 
+    /// One labelled series of a histogram described before: cumulative buckets, sum, count.
+    mutating func histogram(_ name: String, label: (String, String), _ histogram: RequestMetrics.Histogram) {
+        var cumulative = 0
+        for (bound, count) in zip(RequestMetrics.buckets, histogram.counts) {
+            cumulative += count
+            sample(name + "_bucket", [label, ("le", Self.format(bound))], Double(cumulative))
+        }
+        sample(name + "_bucket", [label, ("le", "+Inf")], Double(histogram.count))
+        sample(name + "_sum", [label], histogram.sum)
+        sample(name + "_count", [label], Double(histogram.count))
+    }
+
     /// A metric with one unlabelled sample.
     mutating func add(_ name: String, _ kind: Kind, help: String, value: Double) {
         describe(name, kind, help: help)

@@ -83,7 +83,7 @@ struct ModerationService: Sendable {
             try ModerationLog.record(action.rawValue, target: key, report: reportID, note: note, by: moderator, on: connection)
             return files
         }
-        posts.images.release(files, checkingWith: pool)
+        posts.images.release(files)
     }
 
     /// `POST /api/moderation/users/<id>/suspend` and `…/unsuspend`: 404 for no such user.

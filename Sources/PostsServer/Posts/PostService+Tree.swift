@@ -11,7 +11,7 @@ extension PostService {
         let (deleted, files) = try pool.withTransaction { connection in
             try deleteSubtree(id, by: caller, checkingOwner: true, on: connection)
         }
-        images.release(files, checkingWith: pool)
+        images.release(files)
         return deleted
     }
 

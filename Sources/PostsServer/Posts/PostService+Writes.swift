@@ -125,7 +125,7 @@ extension PostService {
                 }
                 return (post, stored == nil ? nil : previous)
             }
-            images.release([replaced], checkingWith: pool)
+            images.release([replaced])
             return post
         } catch {
             images.remove(url: stored?.url)

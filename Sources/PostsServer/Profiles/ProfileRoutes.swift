@@ -17,7 +17,7 @@ enum ProfileRoutes {
             let patch = try RequestFields.decode(ProfilePatch.self, from: request).validated()
             try blockedWords.check(patch.username, patch.fullName, patch.bio)
             let updated = try profiles.update(caller.userID, with: patch)
-            if patch.avatar != .keep { images.release([updated.previousAvatar], checkingWith: profiles.pool) }
+            if patch.avatar != .keep { images.release([updated.previousAvatar]) }
             return answer(updated.profile)
         }
 
@@ -36,14 +36,14 @@ enum ProfileRoutes {
                 images.remove(url: stored.url)
                 throw error
             }
-            images.release([updated.previousAvatar], checkingWith: profiles.pool)
+            images.release([updated.previousAvatar])
             return answer(updated.profile)
         }
 
         routes.delete("/api/profiles/me/avatar", access: .required) { _, context in
             let caller = try context.requireCaller()
             let updated = try profiles.update(caller.userID, with: ProfilePatch(avatar: .clear))
-            images.release([updated.previousAvatar], checkingWith: profiles.pool)
+            images.release([updated.previousAvatar])
             return answer(updated.profile)
         }
     }

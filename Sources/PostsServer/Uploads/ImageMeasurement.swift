@@ -59,8 +59,10 @@ final class ImageMeasurement: Sendable {
             guard let last = rows.last else { break }
             after = last.id
             for row in rows {
-                guard let name = StoredImageName(url: row.url), ImageStore.isRegularFile(images.path(of: name.name)),
-                      let size = ImagePipeline.measure(images.path(of: name.name), as: name.format) else { continue }
+                // A store that cannot answer now: this one waits for the next start.
+                guard let name = StoredImageName(url: row.url),
+                      let copy = try? images.withLocalCopy(of: name, { ImagePipeline.measure($0, as: name.format) }),
+                      let size = copy else { continue }
                 let (width, height) = (Int32(size.width), Int32(size.height))
                 try pool.withConnection { connection in
                     try connection.query("""

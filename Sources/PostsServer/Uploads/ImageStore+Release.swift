@@ -1,25 +1,10 @@
-import Postgres
-
-/// API.md: a file is removed once nothing points to it. A post's image or an avatar may be
-/// named by another row too (a profile's `avatar_url` may be set to any URL), so after the
-/// commit that dropped a row's reference, the file goes only if no post and no profile
-/// still names it.
+/// API.md: a stored image goes once nothing names it. Migration 0016's triggers queue the
+/// URL a commit dropped (`storage_deletions`); the deletion worker checks that no post or
+/// profile still names it and deletes the image and its sizes, now or, while the store is
+/// down, later. Callers say a commit dropped some, so the worker does not wait for its poll.
 extension ImageStore {
-    func release(_ urls: [String?], checkingWith pool: ConnectionPool) {
-        let stored = Set(urls.compactMap { $0 }.filter { StoredImageName(url: $0) != nil })
-        for url in stored {
-            // Kept when the database cannot say (an outage): a file too many, never one too few.
-            guard let referenced = try? Self.isReferenced(url, pool: pool), !referenced else { continue }
-            remove(url: url)
-        }
-    }
-
-    private static func isReferenced(_ url: String, pool: ConnectionPool) throws -> Bool {
-        try pool.withConnection { connection in
-            try connection.query("""
-                SELECT EXISTS (SELECT 1 FROM posts WHERE image_url = \(url))
-                    OR EXISTS (SELECT 1 FROM profiles WHERE avatar_url = \(url)) AS referenced
-                """).firstRow().decode("referenced", as: Bool.self)
-        }
+    func release(_ urls: [String?]) {
+        guard urls.contains(where: { StoredImageName(url: $0) != nil }) else { return }
+        deletions.wake()
     }
 }

@@ -4,48 +4,59 @@ import HTTP
 import Images
 import Locking
 
-/// `?width=N` (API.md): a stored image's size, made on first request and kept beside it.
+/// `?width=N` (API.md): a stored image's size, made on first request and kept beside it in
+/// the store. Made once across instances: each looks for it first, and puts it only if
+/// absent (a bucket's conditional create, a folder's `link`).
 extension ImageStore {
     /// The size `width` wide of a stored image, made first if it is not there yet (on the
     /// heavy lane: `lane` says where the caller runs). Nil when there is no such image.
-    /// Concurrent first requests make it once: the others wait for the one making it.
+    /// Concurrent first requests on this instance make it once: the others wait for it.
     func openSize(of name: StoredImageName, width: Int, lane: WorkLane) throws -> FileBody? {
-        let sizePath = path(of: name.sizeName(width: width))
-        if let kept = FileBody.open(path: sizePath) { return kept }
-        // lstat, not fileExists: the original must be a file this server wrote, never a
-        // link planted in the folder (libvips opens it by path and would follow one).
-        guard Self.isRegularFile(path(of: name.name)) else { return nil }
-        if lane != .heavy { throw MoveToHeavyLane() }
         let key = name.sizeName(width: width)
+        if !store.isLocal && lane != .heavy { throw MoveToHeavyLane() }
+        if let kept = try store.open(key, scratch: fetchScratch()) { return kept }
+        if lane != .heavy { throw MoveToHeavyLane() }
         switch sizes.claim(key) {
         case .made(let done):
             done.wait()
+            return try store.open(key, scratch: fetchScratch())
         case .yours(let done):
             defer { sizes.finish(key, done) }
             // Made between our look and our claim, by another request or instance.
-            if FileManager.default.fileExists(atPath: sizePath) { break }
-            try makeSize(of: name, width: width, at: sizePath)
+            if let kept = try store.open(key, scratch: fetchScratch()) { return kept }
+            return try makeSize(of: name, width: width)
         }
-        return FileBody.open(path: sizePath)
     }
 
-    static func isRegularFile(_ path: String) -> Bool {
-        var status = stat()
-        return lstat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG
+    /// Whether the size exists, made first if it did not (for a revalidation or a redirect,
+    /// which need no bytes); false when there is no such image.
+    func ensureSize(of name: StoredImageName, width: Int, lane: WorkLane) throws -> Bool {
+        if try store.exists(name.sizeName(width: width)) { return true }
+        return try openSize(of: name, width: width, lane: lane) != nil
     }
 
-    private func makeSize(of name: StoredImageName, width: Int, at sizePath: String) throws(APIError) {
-        let temporary = path(of: ".upload-\(name.base)-w\(width).made.part")
+    /// Makes the size from the original, puts it in the store unless another instance was
+    /// first, and sends the file made here either way (the same pixels).
+    private func makeSize(of name: StoredImageName, width: Int) throws -> FileBody? {
+        let temporary = scratchPath(".upload-\(name.base)-w\(width)-\(UUID().uuidString).made.part")
         defer { unlink(temporary) }
-        do {
-            _ = try ImageResizer.resize(path(of: name.name), as: name.format, toWidth: width, writingTo: temporary)
-        } catch {
-            // The original was made here: failing to read it again is the server's fault.
-            throw APIError(.failed, "the image size could not be made")
+        let made: Bool? = try withLocalCopy(of: name) { original in
+            do {
+                _ = try ImageResizer.resize(original, as: name.format, toWidth: width, writingTo: temporary)
+            } catch {
+                // The original was made here: failing to read it again is the server's fault.
+                throw APIError(.failed, "the image size could not be made")
+            }
+            return true
         }
-        guard rename(temporary, sizePath) == 0 else { throw APIError(.failed, "the image size could not be stored") }
-        counters.sizeMade()
+        guard made != nil else { return nil }
+        if try store.put(name.sizeName(width: width), from: temporary, contentType: name.format.still.contentType, ifAbsent: true) {
+            counters.sizeMade()
+        }
+        return FileBody.open(path: temporary)
     }
+
+    private func fetchScratch() -> String { scratchPath(".upload-\(UUID().uuidString).fetch.part") }
 }
 
 /// The sizes being made on this instance, each by one request; the others wait on it.

@@ -2,18 +2,24 @@ import Foundation
 import HTTP
 import Images
 
-/// The stored images of posts and avatars, files in `UPLOAD_DIR` (see `StoredImageName`).
-/// Every upload is made again by the image pipeline before it is kept; its sizes are made
-/// on first request (`ImageStore+Sizes`).
+/// The stored images of posts and avatars, kept in an `ObjectStore` (a folder or a
+/// bucket) under names only this server makes (`StoredImageName`). Every upload is made
+/// again by the image pipeline in the upload folder (`UPLOAD_DIR`, where the multipart
+/// consumer also writes) and then put in the store before the database commits; its sizes
+/// are made on first request (`ImageStore+Sizes`).
 struct ImageStore: Sendable {
+    /// The upload folder: temporary files only when the store is a bucket.
     let directory: String
+    let store: any ObjectStore
+    let deletions: StorageDeletions
     let sizes = SizesInProgress()
     let counters = ImageCounters()
 
-    /// Creates the folder if needed (the multipart consumer writes its temporary files there)
-    /// and removes the temporary files a crashed process left behind.
-    init(directory: String) throws {
-        self.directory = directory
+    /// Creates the folder if needed and removes the temporary files a crashed process left behind.
+    init(directory: String, store: any ObjectStore, deletions: StorageDeletions) throws {
+        self.directory = directory.hasSuffix("/") ? directory : directory + "/"
+        self.store = store
+        self.deletions = deletions
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         removeAbandonedFiles()
     }
@@ -25,8 +31,8 @@ struct ImageStore: Sendable {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         let cutoff = Date().addingTimeInterval(-age)
         for name in names where name.hasPrefix(".upload-") && name.hasSuffix(".part") {
-            let attributes = try? FileManager.default.attributesOfItem(atPath: path(of: name))
-            if let modified = attributes?[.modificationDate] as? Date, modified < cutoff { unlink(path(of: name)) }
+            let attributes = try? FileManager.default.attributesOfItem(atPath: scratchPath(name))
+            if let modified = attributes?[.modificationDate] as? Date, modified < cutoff { unlink(scratchPath(name)) }
         }
     }
 
@@ -52,15 +58,15 @@ struct ImageStore: Sendable {
         }
     }
 
-    /// Writes the made image to a temporary name and renames it into place: a file served
-    /// under a stored name is always whole.
+    /// Makes the image in a temporary file, then puts it in the store: an object appears
+    /// only whole, and before the transaction that names it commits.
     private func make(from file: UploadedFile, as written: KeyPath<ImageFormat, ImageFormat> = \.stored,
                       _ process: (String, ImageFormat, String) throws(ImageFailure) -> ProcessedImage) throws(APIError) -> Stored {
         guard let format = Self.sniff(file.temporaryPath) else {
             throw APIError(.unsupportedMedia, "\(file.fieldName) must be \(ImageFormat.acceptedNames)")
         }
         let name = StoredImageName.random(format[keyPath: written])
-        let temporary = path(of: ".upload-\(name.base).made.part")
+        let temporary = scratchPath(".upload-\(name.base).made.part")
         defer { unlink(temporary) }
         let made: ProcessedImage
         do {
@@ -69,37 +75,51 @@ struct ImageStore: Sendable {
             counters.refused(error)
             throw error.apiError
         }
-        guard rename(temporary, path(of: name.name)) == 0 else { throw APIError(.failed, "the image could not be stored") }
+        do {
+            try store.put(name.name, from: temporary, contentType: name.format.contentType, ifAbsent: false)
+        } catch {
+            throw error.apiError
+        }
         counters.processed()
         return Stored(name: name, width: made.width, height: made.height)
     }
 
-    /// Removes the image behind an `image_url` or `avatar_url` this server made, and its
-    /// sizes (anything else is left alone).
+    /// Removes at once the image behind a URL this server made for a transaction that did
+    /// not commit (anything else is left alone). If the store cannot say yes now, the
+    /// deletion is queued for the worker.
     func remove(url: String?) {
-        guard let name = StoredImageName(url: url) else { return }
-        for file in name.allNames { unlink(path(of: file)) }
-    }
-
-    /// Removes every image and size this server stored (`POST /api/dev/reset`); any other
-    /// file in the folder is left alone, whatever `UPLOAD_DIR` points at.
-    func removeAll() throws {
-        for name in try FileManager.default.contentsOfDirectory(atPath: directory)
-        where StoredImageName(name) != nil || StoredImageName.isSizeName(name) {
-            unlink(path(of: name))
+        guard let url, let name = StoredImageName(url: url) else { return }
+        do {
+            try store.delete(name.allNames)
+        } catch {
+            try? deletions.enqueue(url)
         }
     }
 
-    /// The stored original of that name; nil for any name this server did not make or
-    /// that is gone.
-    func open(_ name: String) -> (FileBody, StoredImageName)? {
-        guard let stored = StoredImageName(name), let file = FileBody.open(path: path(of: stored.name)) else { return nil }
-        return (file, stored)
+    /// Removes every image and size this server stored (`POST /api/dev/reset`); anything
+    /// else in the store is left alone, whatever it is.
+    func removeAll() throws {
+        var marker: String?
+        repeat {
+            let page = try store.list(after: marker)
+            try store.delete(page.names.filter { StoredImageName($0) != nil || StoredImageName.isSizeName($0) })
+            marker = page.next
+        } while marker != nil
     }
 
-    func path(of name: String) -> String {
-        directory.hasSuffix("/") ? directory + name : directory + "/" + name
+    /// The stored original of that name, open for sending; nil for any name this server did
+    /// not make or that is gone.
+    func open(_ stored: StoredImageName) throws(StorageFailure) -> FileBody? {
+        try store.open(stored.name, scratch: scratchPath(".upload-\(UUID().uuidString).fetch.part"))
     }
+
+    /// A file holding the stored original, for `body`; nil when there is none.
+    func withLocalCopy<T>(of stored: StoredImageName, _ body: (String) throws -> T) throws -> T? {
+        try store.withLocalCopy(of: stored.name, scratch: scratchPath(".upload-\(UUID().uuidString).fetch.part"), body)
+    }
+
+    /// A temporary file's path in the upload folder (`.upload-…part`, swept at start).
+    func scratchPath(_ name: String) -> String { directory + name }
 
     private static func sniff(_ path: String) -> ImageFormat? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }

@@ -14,21 +14,35 @@ enum UploadRoutes {
             let width = try Self.width(in: request)
             let etag = "\"\(width.map { stored.sizeName(width: $0) } ?? stored.name)\""
             var headers = HTTPHeaders([("ETag", etag), ("Cache-Control", "public, max-age=31536000, immutable")])
+            // A bucket is read over the network: the heavy lane's work, never a standard worker's.
+            if !images.store.isLocal { try context.http.requireHeavyLane() }
+            let key = width.map { stored.sizeName(width: $0) } ?? stored.name
+            let notModified = request.headers["If-None-Match"].map { Self.matches($0, etag) } ?? false
             let file: FileBody?
-            if let width {
-                file = try images.openSize(of: stored, width: width, lane: context.http.lane)
-            } else {
-                file = images.open(name)?.0
+            do {
+                // A revalidation or a redirect needs the object to exist, not its bytes.
+                if notModified || images.store.publicURL(of: key) != nil {
+                    let exists = try width.map { try images.ensureSize(of: stored, width: $0, lane: context.http.lane) }
+                        ?? images.store.exists(stored.name)
+                    guard exists else { throw APIError.notFound("no such upload") }
+                    if notModified { return Response(status: .notModified, headers: headers) }
+                    return Self.found(images.store.publicURL(of: key) ?? "")
+                }
+                file = try width.map { try images.openSize(of: stored, width: $0, lane: context.http.lane) } ?? images.open(stored)
+            } catch let failure as StorageFailure {
+                throw failure.apiError
             }
             guard let file else { throw APIError.notFound("no such upload") }
-            if let match = request.headers["If-None-Match"], Self.matches(match, etag) {
-                return Response(status: .notModified, headers: headers)
-            }
             headers.add("Content-Type", (width == nil ? stored.format : stored.format.still).contentType)
             // The type was checked by the file's first bytes: no browser is to guess another.
             headers.add("X-Content-Type-Options", "nosniff")
             return Response(headers: headers, body: .file(file))
         }
+    }
+
+    /// `S3_PUBLIC_URL`: the object is fetched from there (a CDN, a public bucket).
+    private static func found(_ location: String) -> Response {
+        Response(status: .found, headers: HTTPHeaders([("Location", location), ("Cache-Control", "public, max-age=31536000, immutable")]))
     }
 
     /// `?width=N`: one of the five widths (400 for any other), or nil for the original.
