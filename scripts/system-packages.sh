@@ -4,8 +4,8 @@
 # is keg-only (not on PATH, libpq.pc not where pkg-config looks), so its folders are
 # exported here.
 # The test path's tools (NEEDS_TEST_TOOLS=1; scripts/dev needs none): Python's venv for the
-# PyPI tools (scripts/python-tools.sh), curl for scripts/api-conformance and openssl for the
-# mail tests' certificates; macOS has all three.
+# PyPI tools (scripts/python-tools.sh), curl for scripts/api-conformance (and the storage
+# tests' signed requests) and openssl for the mail tests' certificates; macOS has all three.
 # NEEDS_FAULT_TOOLS=1 (scripts/faults): wrk, slowhttptest, curl, psql and python3.
 # NEEDS_COMPOSE=1 (scripts/check-compose): Debian's docker-compose, to validate the file.
 if [ "$(uname -s)" = Darwin ]; then

@@ -58,9 +58,9 @@ public final class ServerProcess: @unchecked Sendable {
         clinux_spawn_close_from(&actions, 3)
         var merged = ProcessInfo.processInfo.environment
         for name in ["DATABASE_URL", "HOST", "PORT", "AUTH_MODE", "LOG_FORMAT", "DB_POOL_SIZE", "UPLOAD_DIR",
-                     "MAX_CONNECTIONS", "MAX_BODY_MEMORY", "RATE_LIMIT_IP",
+                     "MAX_CONNECTIONS", "MAX_BODY_MEMORY", "RATE_LIMIT_IP", "STORAGE_URL", "S3_PUBLIC_URL",
                      "MAX_REQUESTS_PER_CONNECTION", "MAX_STREAMS_PER_IP", "SMTP_URL", "MAIL_FROM", "SMTP_CA_FILE",
-                     "BLOCKED_WORDS_FILE"] {
+                     "BLOCKED_WORDS_FILE", "S3_ACCESS_KEY_ID", "S3_SECRET_ACCESS_KEY"] {
             merged[name] = nil
         }
         merged.merge(environment) { $1 }
