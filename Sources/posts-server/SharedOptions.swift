@@ -52,6 +52,14 @@ struct SharedOptions: ParsableArguments {
     var pushWebhookUrl: String?
     @Option(help: "The key of the pushes' X-Posts-Signature (HMAC-SHA256); required with the URL (env PUSH_WEBHOOK_SECRET, better kept there).")
     var pushWebhookSecret: String?
+    @Option(help: "What apps call this server (env INSTANCE_NAME, default posts-server).")
+    var instanceName: String?
+    @Option(help: "Where users reach the operator, shown by apps and GET /api/instance (env CONTACT_EMAIL).")
+    var contactEmail: String?
+    @Option(help: "The terms of use, an http(s) URL (env TERMS_URL).")
+    var termsUrl: String?
+    @Option(help: "The privacy policy, an http(s) URL (env PRIVACY_URL).")
+    var privacyUrl: String?
 
     func resolve() throws -> Configuration {
         var environment = ProcessInfo.processInfo.environment
@@ -82,6 +90,10 @@ struct SharedOptions: ParsableArguments {
         override("BLOCKED_WORDS_FILE", blockedWordsFile)
         override("PUSH_WEBHOOK_URL", pushWebhookUrl)
         override("PUSH_WEBHOOK_SECRET", pushWebhookSecret)
+        override("INSTANCE_NAME", instanceName)
+        override("CONTACT_EMAIL", contactEmail)
+        override("TERMS_URL", termsUrl)
+        override("PRIVACY_URL", privacyUrl)
         do {
             return try Configuration.fromEnvironment(environment)
         } catch let error as Configuration.Invalid {
