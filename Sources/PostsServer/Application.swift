@@ -75,6 +75,7 @@ public final class Application: Sendable {
         HealthRoutes.register(on: &routes, pool: pool, mail: { mailer.map { $0.statistics.lastTryFailed ? .failing : .ok } ?? .notConfigured },
                               storageFailing: { storageMetrics.isFailing })
         OpenAPIRoutes.register(on: &routes)
+        InstanceRoutes.register(on: &routes, configuration: configuration)
         AuthRoutes.register(on: &routes, auth: auth, profiles: profiles)
         ProfileRoutes.register(on: &routes, profiles: profiles, images: images, blockedWords: blockedWords)
         PostRoutes.register(on: &routes, posts: posts, uploadDirectory: configuration.uploadDirectory,

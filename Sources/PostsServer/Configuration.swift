@@ -54,6 +54,9 @@ public struct Configuration: Sendable {
 
     public init() {}
 
+    /// `INSTANCE_NAME`, `CONTACT_EMAIL`, `TERMS_URL`, `PRIVACY_URL`: what `/api/instance` tells.
+    public var instance = InstanceInformation()
+
     /// API.md's limits on multipart uploads: the whole form, and each image in it.
     /// API.md "Limits": JSON and form bodies, multipart bodies and the images in them.
     public struct UploadLimits: Sendable {
@@ -174,6 +177,10 @@ public struct Configuration: Sendable {
             guard let kind = PollerKind.named(name) else { throw Invalid.unknownEventLoop(name) }
             configuration.eventLoop = kind
         }
+        // Instance information (API.md "Instance information"): its own type, parsed last.
+        configuration.instance = try InstanceInformation.parse(
+            name: value("INSTANCE_NAME"), contactEmail: value("CONTACT_EMAIL"),
+            termsURL: value("TERMS_URL"), privacyURL: value("PRIVACY_URL"))
         return configuration
     }
 }

@@ -60,6 +60,14 @@ struct SharedOptions: ParsableArguments {
     var s3SecretAccessKey: String?
     @Option(help: "A CDN or public bucket URL: /uploads/<name> redirects there (env S3_PUBLIC_URL).")
     var s3PublicUrl: String?
+    @Option(help: "What apps call this server (env INSTANCE_NAME, default posts-server).")
+    var instanceName: String?
+    @Option(help: "Where users reach the operator, shown by apps and GET /api/instance (env CONTACT_EMAIL).")
+    var contactEmail: String?
+    @Option(help: "The terms of use, an http(s) URL (env TERMS_URL).")
+    var termsUrl: String?
+    @Option(help: "The privacy policy, an http(s) URL (env PRIVACY_URL).")
+    var privacyUrl: String?
 
     func resolve() throws -> Configuration {
         var environment = ProcessInfo.processInfo.environment
@@ -94,6 +102,10 @@ struct SharedOptions: ParsableArguments {
         override("S3_ACCESS_KEY_ID", s3AccessKeyId)
         override("S3_SECRET_ACCESS_KEY", s3SecretAccessKey)
         override("S3_PUBLIC_URL", s3PublicUrl)
+        override("INSTANCE_NAME", instanceName)
+        override("CONTACT_EMAIL", contactEmail)
+        override("TERMS_URL", termsUrl)
+        override("PRIVACY_URL", privacyUrl)
         do {
             return try Configuration.fromEnvironment(environment)
         } catch let error as Configuration.Invalid {

@@ -27,21 +27,11 @@ public struct PushSettings: Sendable, Equatable, CustomStringConvertible {
     }
 
     private static func origin(of text: String) throws(Configuration.Invalid) -> String {
-        // The value itself is not repeated: it may hold a password or a key.
-        func invalid(_ why: String) -> Configuration.Invalid {
-            Configuration.Invalid(description: "PUSH_WEBHOOK_URL \(why); expected http://host[:port]/path or https://…")
+        let (scheme, components) = try HTTPURLSetting.parse(text, variable: "PUSH_WEBHOOK_URL")
+        guard components.fragment == nil else {
+            throw HTTPURLSetting.invalid("PUSH_WEBHOOK_URL", "has a #fragment, which is never sent")
         }
-        guard !text.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F || !$0.isASCII }) else {
-            throw invalid("has spaces, control or non-ASCII characters (percent-encode them)")
-        }
-        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased() else {
-            throw invalid("is not a URL")
-        }
-        guard scheme == "http" || scheme == "https" else { throw invalid("must start with http:// or https://") }
-        guard let host = components.host, !host.isEmpty, text.lowercased().hasPrefix(scheme + "://") else {
-            throw invalid("has no host")
-        }
-        guard components.fragment == nil else { throw invalid("has a #fragment, which is never sent") }
+        let host = components.host ?? ""
         let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
         return "\(scheme)://\(bracketed)" + (components.port.map { ":\($0)" } ?? "")
     }

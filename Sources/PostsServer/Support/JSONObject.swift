@@ -53,13 +53,11 @@ struct JSONObject: Sendable {
     }
 
     mutating func add(_ key: String, _ objects: [JSONObject]) {
-        appendKey(key)
-        bytes.append(UInt8(ascii: "["))
-        for (index, object) in objects.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            bytes += object.finished
-        }
-        bytes.append(UInt8(ascii: "]"))
+        appendArray(key, objects) { $1 += $0.finished }
+    }
+
+    mutating func add(_ key: String, _ strings: [String]) {
+        appendArray(key, strings) { JSONText.appendQuoted($0, to: &$1) }
     }
 
     /// The object's bytes, closed.
@@ -75,6 +73,17 @@ struct JSONObject: Sendable {
         isEmpty = false
         JSONText.appendQuoted(key, to: &bytes)
         bytes.append(UInt8(ascii: ":"))
+    }
+
+    private mutating func appendArray<Element>(_ key: String, _ elements: [Element],
+                                                _ append: (Element, inout [UInt8]) -> Void) {
+        appendKey(key)
+        bytes.append(UInt8(ascii: "["))
+        for (index, element) in elements.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            append(element, &bytes)
+        }
+        bytes.append(UInt8(ascii: "]"))
     }
 
     private mutating func appendNull() {

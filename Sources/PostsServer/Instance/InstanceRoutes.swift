@@ -1,0 +1,23 @@
+import HTTP
+
+/// `GET /api/instance`: the operator's name, contact and terms, the server's version and
+/// features. Open to all (an app shows it before anyone signs in), and the same answer for
+/// the whole run: rendered once at start, served on the event loop like `/api/ping`.
+enum InstanceRoutes {
+    static func register(on routes: inout RouteTable, configuration: Configuration) {
+        let response = answer(for: configuration)
+        routes.get("/api/instance", access: .open, runsOnEventLoop: true) { _, _ in response }
+    }
+
+    static func answer(for configuration: Configuration) -> Response {
+        let information = configuration.instance
+        var object = JSONObject.success()
+        object.add("name", information.name)
+        object.add("contact_email", information.contactEmail)
+        object.add("terms_url", information.termsURL)
+        object.add("privacy_url", information.privacyURL)
+        object.add("version", ServerVersion.current)
+        object.add("features", InstanceInformation.features(of: configuration))
+        return object.response()
+    }
+}
