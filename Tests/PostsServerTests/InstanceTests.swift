@@ -64,6 +64,11 @@ import TestSupport
         #expect(InstanceInformation.features(of: configuration) == ["push"])
         configuration.mail = try MailSettings.parse(smtpURL: "smtps://mail.example.com", mailFrom: "noreply@example.com", caFile: nil)
         #expect(InstanceInformation.features(of: configuration) == ["mail", "push"])
+        configuration.storage = try StorageSettings.parse(url: "s3://photos?endpoint=http://127.0.0.1:9000", accessKeyID: "k",
+                                                          secretAccessKey: "s", publicURL: nil)
+        #expect(InstanceInformation.features(of: configuration) == ["mail", "push", "s3"])
+        configuration.storage = try StorageSettings.parse(url: "file:///srv/uploads", accessKeyID: nil, secretAccessKey: nil, publicURL: nil)
+        #expect(InstanceInformation.features(of: configuration) == ["mail", "push"])
     }
 
     /// The answer is made once; a HEAD has its length and no body, like every GET route.

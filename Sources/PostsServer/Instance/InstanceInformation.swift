@@ -67,7 +67,9 @@ public struct InstanceInformation: Sendable, Equatable {
         if configuration.mail != nil { features.append("mail") }
         // New notifications are pushed to registered tokens: registering one is worthwhile.
         if configuration.push != nil { features.append("push") }
-        // Storage features ("s3") are added here.
+        // Images live in an S3-compatible bucket: every instance serves every image, and
+        // with S3_PUBLIC_URL they may come from a CDN (a client follows the 302).
+        if configuration.storage?.location.isS3 == true { features.append("s3") }
         return features.sorted()
     }
 }
