@@ -38,7 +38,8 @@ final class S3Client: Sendable {
     let location: S3Location
     private let credentials: Credentials
     private let idle = ParkingLock<[IdleHandle]>([])
-    let cancellation = CurlTransfer.Cancellation()
+    /// Never set: a stop lets requests in flight finish within their timeouts.
+    private let cancellation = CurlTransfer.Cancellation()
     let metrics: StorageMetrics
 
     init(location: S3Location, credentials: Credentials, metrics: StorageMetrics) {
@@ -127,15 +128,15 @@ final class S3Client: Sendable {
         case 200..<300, 304, 404, 412:
             return Answer(status: status, body: receiver.memory)
         case 429, 500...:
-            throw .unavailable("\(method) \(url): HTTP \(status) \(S3Response.errorSummary(receiver.memory) ?? "")")
+            throw .unavailable("\(method) \(url): HTTP \(status)\(Self.summary(of: receiver.memory))")
         default:
-            throw .refused("\(method) \(url): HTTP \(status) \(S3Response.errorSummary(receiver.memory) ?? "")")
+            throw .refused("\(method) \(url): HTTP \(status)\(Self.summary(of: receiver.memory))")
         }
     }
 
-    /// Ends transfers in progress within about a second (a stop).
-    func cancelAll() {
-        cancellation.flag.store(true, ordering: .relaxed)
+    /// `: Code: Message` of an error's body, or nothing (a HEAD's answer has no body).
+    private static func summary(of body: [UInt8]) -> String {
+        S3Response.errorSummary(body).map { ": " + $0 } ?? ""
     }
 
     private func borrow() throws(StorageFailure) -> CurlTransfer {

@@ -80,11 +80,14 @@ struct S3ObjectStore: ObjectStore {
         return (names, page.nextToken)
     }
 
-    /// HEAD of the bucket: 200 when it exists and the credentials may use it.
+    /// A listing of one key under our prefix: the bucket exists and the credentials may
+    /// list it (which `storage copy` and the dev reset need), and a refusal comes with S3's
+    /// words (a HEAD's has no body to carry them).
     func probe() throws(StorageFailure) {
-        let answer = try client.perform(.head, "HEAD", key: nil, timeoutSeconds: 5)
+        let query = [("list-type", "2"), ("max-keys", "1"), ("prefix", client.location.prefix)]
+        let answer = try client.perform(.list, "GET", key: nil, query: query, timeoutSeconds: 5)
         guard answer.status == 200 else {
-            throw .refused(answer.status == 404 ? "the bucket \(client.location.bucket) does not exist" : "HEAD answered \(answer.status)")
+            throw .refused(answer.status == 404 ? "the bucket \(client.location.bucket) does not exist" : "listing answered \(answer.status)")
         }
     }
 
