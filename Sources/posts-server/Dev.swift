@@ -34,6 +34,8 @@ struct Dev: ParsableCommand {
             let started = try DevCluster.start(at: URL(fileURLWithPath: dataDir), logger: logger)
             cluster = started
             configuration.databaseURL = started.conninfo(database: DevCluster.databaseName)
+            // For psql, and for a second instance on this machine (README "Several instances").
+            logger.info("the private database", metadata: ["database_url": "\(started.conninfo(database: DevCluster.databaseName))"])
         }
         defer {
             if let cluster {
