@@ -74,6 +74,10 @@ final class S3Client: Sendable {
         set(CURLOPT_PROTOCOLS_STR, "http,https")
         set(CURLOPT_FOLLOWLOCATION, 0)
         set(CURLOPT_USERAGENT, "posts-server")
+        // A store that accepted the connection and then went silent: cut after 10 s without
+        // a byte either way, not at the whole request's limit (a heavy-lane thread waits).
+        set(CURLOPT_LOW_SPEED_LIMIT, 1)
+        set(CURLOPT_LOW_SPEED_TIME, 10)
         set(CURLOPT_AWS_SIGV4, "aws:amz:\(location.region):s3")
         set(CURLOPT_USERNAME, credentials.accessKeyID)
         set(CURLOPT_PASSWORD, credentials.secretAccessKey)
