@@ -37,8 +37,8 @@ import Testing
 
     @Test func keys_areDecoded() {
         let body = "<ListBucketResult><IsTruncated>false</IsTruncated><Contents><Key>a &amp; b&lt;c&gt;&#233;&quot;.jpg</Key></Contents>"
-            + "</ListBucketResult>"
-        #expect(S3Response.listPage(bytes(body))?.keys == ["a & b<c>é\".jpg"])
+            + "<Contents><Key><![CDATA[x&y.jpg]]></Key></Contents></ListBucketResult>"
+        #expect(S3Response.listPage(bytes(body))?.keys == ["a & b<c>é\".jpg", "x&y.jpg"])
     }
 
     @Test func whatIsNoListing_isNil() {
@@ -46,6 +46,17 @@ import Testing
                      "<ListBucketResult><Contents><Key>a.jpg</Key></Contents></ListBucketResult>"] {
             #expect(S3Response.listPage(bytes(body)) == nil, "\(body)")
         }
+    }
+
+    /// A body cut short (or otherwise broken) is no listing, even when what came before
+    /// the fault looked like one: its keys would be a part taken for the whole.
+    @Test func malformedXML_isNil_evenPartWayThroughAListing() {
+        let cut = "<ListBucketResult><IsTruncated>false</IsTruncated><Contents><Key>a.jpg</Key></Contents><Contents><Ke"
+        #expect(S3Response.listPage(bytes(cut)) == nil)
+        let broken = "<ListBucketResult><IsTruncated>false</IsTruncated><Contents><Key>a.jpg</Key></Contents></Wrong>"
+        #expect(S3Response.listPage(bytes(broken)) == nil)
+        let badEntity = "<ListBucketResult><IsTruncated>false</IsTruncated><Contents><Key>a &nope; b</Key></Contents></ListBucketResult>"
+        #expect(S3Response.listPage(bytes(badEntity)) == nil)
     }
 
     @Test func anErrorBody_isCodeAndMessage() {
