@@ -85,13 +85,15 @@ import Testing
 
     @Test func badBucketNames_areRefused() {
         let names = ["", "ab", String(repeating: "a", count: 64), "Posts", "posts_images", "posts images", "-posts", "posts-",
-                     ".posts", "posts.", "pösts"]
+                     ".posts", "posts.", "pösts", "posts..images", "192.168.1.1"]
         for name in names {
             let reason = refusal("s3://\(name)/prefix")
             #expect(reason?.hasPrefix("STORAGE_URL needs a bucket name of 3 to 63") == true, "\(name): \(reason ?? "accepted")")
         }
         #expect(refusal("s3://" + String(repeating: "a", count: 63)) == nil)
         #expect(refusal("s3://a-1.b-2") == nil)
+        #expect(refusal("s3://10.0.0.1.example") == nil)
+        #expect(refusal("s3://1.2.3") == nil)
     }
 
     @Test func oddPrefixes_areRefused() {
