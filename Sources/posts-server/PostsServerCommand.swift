@@ -9,6 +9,6 @@ struct PostsServerCommand: ParsableCommand {
         commandName: "posts-server",
         abstract: "An HTTP backend for social apps: posts in a tree, likes, comments, email-code login.",
         version: ServerVersion.current,
-        subcommands: [Serve.self, Migrate.self, Dev.self, Role.self]
+        subcommands: [Serve.self, Migrate.self, Dev.self, Role.self, Storage.self]
     )
 }

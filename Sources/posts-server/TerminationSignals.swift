@@ -9,6 +9,8 @@ import Darwin
 /// only read after that.
 nonisolated(unsafe) private var signalPipeReadEnd: Int32 = -1
 nonisolated(unsafe) private var signalPipeWriteEnd: Int32 = -1
+/// `haveArrived()`'s answer once it read a termination from the pipe (its one caller's thread only).
+nonisolated(unsafe) private var terminationSeen = false
 
 /// Async-signal-safe: write(2) and signal(2) only, errno kept for the interrupted thread.
 /// The first SIGTERM or SIGINT asks for a graceful stop; the default action is restored so
@@ -67,6 +69,22 @@ enum TerminationSignals {
                 throw InstallFailure(description: "cannot handle signal \(signalNumber) (errno \(errno))")
             }
         }
+    }
+
+    /// Whether SIGTERM or SIGINT has arrived, without waiting (SIGHUPs are passed over):
+    /// for a command that stops between pieces of work. Stays true once it was.
+    static func haveArrived() -> Bool {
+        guard !terminationSeen else { return true }
+        var descriptor = pollfd(fd: signalPipeReadEnd, events: Int16(POLLIN), revents: 0)
+        while poll(&descriptor, 1, 0) > 0 {
+            var byte: UInt8 = 0
+            guard read(signalPipeReadEnd, &byte, 1) == 1 else { return false }
+            if Int32(byte) != SIGHUP {
+                terminationSeen = true
+                return true
+            }
+        }
+        return false
     }
 
     /// Blocks until SIGTERM or SIGINT has arrived (possibly already, before this call),

@@ -70,6 +70,20 @@ import Testing
         }
     }
 
+    /// What `storage copy` labels a copy with: an original's format, a size's still format;
+    /// nothing for a name the server never writes (a GIF or HEIC size, an original's HEIC).
+    @Test func storedFormat_isTheFormatOfTheServersFilesOnly() {
+        let formats: [(String, ImageFormat?)] = [
+            ("\(Self.hex).jpg", .jpeg), ("\(Self.hex).gif", .gif), ("\(Self.hex).webp", .webp), ("\(Self.hex).png", .png),
+            ("\(Self.hex)-w320.jpg", .jpeg), ("\(Self.hex)-w640.png", .png), ("\(Self.hex)-w1600.webp", .webp),
+            ("\(Self.hex)-w320.gif", nil), ("\(Self.hex)-w320.heic", nil), ("\(Self.hex).heic", nil), ("notes.txt", nil),
+            ("\(Self.hex)-w320.txt", nil), ("\(Self.hex).jpeg", nil),
+        ]
+        for (name, format) in formats {
+            #expect(StoredImageName.storedFormat(of: name) == format, "\(name)")
+        }
+    }
+
     @Test func randomNames_areValidAndDistinct() throws {
         let names = (0..<200).map { _ in StoredImageName.random(.webp) }
         for name in names {

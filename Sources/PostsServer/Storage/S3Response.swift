@@ -7,13 +7,17 @@ import FoundationXML
 /// (ListObjectsV2), and an error's `Code` and `Message`. Read with Foundation's XML parser
 /// (libxml2), from a body of at most `S3Client.maxXMLBytes`.
 struct S3Response {
-    /// The text of each element named in `wanted`, in document order, wherever it sits.
-    static func elements(_ wanted: Set<String>, in body: [UInt8]) -> [(name: String, text: String)] {
+    /// The text of each element named in `wanted`, in document order, wherever it sits; nil
+    /// for a body that is not well-formed XML. What came before a fault is no answer: a
+    /// listing cut short names part of a page (its `IsTruncated` and token come first) and
+    /// would be taken for the whole.
+    static func elements(_ wanted: Set<String>, in body: [UInt8]) -> [(name: String, text: String)]? {
         let collector = Collector(wanted: wanted)
         let parser = XMLParser(data: Data(body))
         parser.delegate = collector
-        // A malformed body ends with what was read before the fault; callers check.
-        _ = parser.parse()
+        // Foundation's parser on Linux takes a body that ends inside an element for a whole
+        // document: the root must have been closed too.
+        guard parser.parse(), collector.rootClosed else { return nil }
         return collector.found
     }
 
@@ -23,9 +27,9 @@ struct S3Response {
     }
 
     static func listPage(_ body: [UInt8]) -> ListPage? {
-        let found = elements(["Key", "IsTruncated", "NextContinuationToken", "ListBucketResult"], in: body)
-        // A ListBucketResult's element starts the document; anything else is not a listing.
-        guard found.contains(where: { $0.name == "IsTruncated" }) else { return nil }
+        // Every listing says whether it is truncated; an error body does not.
+        guard let found = elements(["Key", "IsTruncated", "NextContinuationToken"], in: body),
+              found.contains(where: { $0.name == "IsTruncated" }) else { return nil }
         let truncated = found.first { $0.name == "IsTruncated" }?.text == "true"
         let token = found.first { $0.name == "NextContinuationToken" }?.text
         if truncated && token == nil { return nil }
@@ -34,8 +38,7 @@ struct S3Response {
 
     /// `Code: Message` of an error body, or nil when it is not one.
     static func errorSummary(_ body: [UInt8]) -> String? {
-        let found = elements(["Code", "Message"], in: body)
-        guard let code = found.first(where: { $0.name == "Code" })?.text else { return nil }
+        guard let found = elements(["Code", "Message"], in: body), let code = found.first(where: { $0.name == "Code" })?.text else { return nil }
         let message = found.first { $0.name == "Message" }?.text
         return message.map { "\(code): \($0)" } ?? code
     }
@@ -44,6 +47,9 @@ struct S3Response {
         let wanted: Set<String>
         var found: [(name: String, text: String)] = []
         private var text: String?
+        private var depth = 0
+        /// Whether the document's element ended (and so the document).
+        private(set) var rootClosed = false
 
         init(wanted: Set<String>) {
             self.wanted = wanted
@@ -51,6 +57,7 @@ struct S3Response {
 
         func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
                     attributes: [String: String] = [:]) {
+            depth += 1
             text = wanted.contains(name) ? "" : nil
         }
 
@@ -58,9 +65,16 @@ struct S3Response {
             text? += string
         }
 
+        /// `<![CDATA[…]]>` is text too.
+        func parser(_ parser: XMLParser, foundCDATA block: Data) {
+            text? += String(decoding: block, as: UTF8.self)
+        }
+
         func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
             if let collected = text, wanted.contains(name) { found.append((name, collected)) }
             text = nil
+            depth -= 1
+            if depth == 0 { rootClosed = true }
         }
     }
 }

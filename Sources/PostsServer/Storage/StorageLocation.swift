@@ -52,9 +52,11 @@ public struct S3Location: Sendable, Equatable, CustomStringConvertible {
         let (location, query) = rest.firstIndex(of: "?").map { (rest[..<$0], rest[rest.index(after: $0)...]) } ?? (rest, "")
         let segments = location.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
         bucket = String(segments[0])
-        // S3's bucket naming rules: what also works as a host name label.
+        // S3's bucket naming rules: what also works as a host name (no empty label between
+        // two dots), and is not an IPv4 address (which a virtual host would then read as one).
         guard (3...63).contains(bucket.count), bucket.utf8.allSatisfy({ Self.isBucketByte($0) }),
-              bucket.first != "-", bucket.first != ".", bucket.last != "-", bucket.last != "." else {
+              bucket.first != "-", bucket.first != ".", bucket.last != "-", bucket.last != ".",
+              !bucket.contains(".."), !Self.isIPv4Address(bucket) else {
             throw invalid("needs a bucket name of 3 to 63 lowercase letters, digits, dots and hyphens")
         }
         let path = segments.count > 1 ? segments[1].split(separator: "/").joined(separator: "/") : ""
@@ -98,6 +100,11 @@ public struct S3Location: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { "s3://\(bucket)/\(prefix) at \(endpoint.string ?? "?")" }
+
+    private static func isIPv4Address(_ text: String) -> Bool {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts.allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }
+    }
 
     private static func isBucketByte(_ byte: UInt8) -> Bool {
         (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")

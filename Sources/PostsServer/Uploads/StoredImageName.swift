@@ -62,6 +62,15 @@ struct StoredImageName: Sendable, Equatable {
         return stem[1].dropFirst().allSatisfy(\.isASCII) && stem[1].dropFirst().allSatisfy(\.isNumber)
     }
 
+    /// The format of a file this server stores, by its name: an original's, or a size's
+    /// (a still: JPEG, PNG or WebP); nil for any other name. What a copy of the file is
+    /// labelled with (`storage copy`).
+    static func storedFormat(of name: some StringProtocol) -> ImageFormat? {
+        if let original = StoredImageName(name) { return original.format }
+        guard isSizeName(name), let fileExtension = name.split(separator: ".").last else { return nil }
+        return ImageFormat.allCases.first { $0 == $0.still && $0.fileExtension == fileExtension }
+    }
+
     private static func isBase(_ text: some StringProtocol) -> Bool {
         text.utf8.count == 32 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
