@@ -34,6 +34,31 @@ import TestSupport
         // A directory is not a file to send.
         #expect(FileBody.open(path: NSTemporaryDirectory()) == nil)
     }
+
+    /// A client that resets its connection while a file goes out costs that connection only:
+    /// sendfile's SIGPIPE once ended the whole server.
+    @Test func aClientResettingMidFile_leavesTheServerServing() throws {
+        let path = NSTemporaryDirectory() + "posts-server-file-\(UUID().uuidString)"
+        try Data(count: 16 * 1024 * 1024).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let server = try TestHTTPServer.start(routes: { router in
+            router.get("/file") { _, _ in
+                guard let file = FileBody.open(path: path) else { throw HTTPError.notFound() }
+                return Response(body: .file(file))
+            }
+        })
+        defer { server.stop() }
+        for _ in 0..<5 {
+            let client = try RawHTTPClient(port: server.port)
+            try client.send("GET /file HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try client.readHead().status == 200)
+            // Closed with an RST while most of the file is still to go.
+            var reset = linger(l_onoff: 1, l_linger: 0)
+            setsockopt(client.fd, SOL_SOCKET, SO_LINGER, &reset, socklen_t(MemoryLayout<linger>.size))
+        }
+        let whole = try RawHTTPClient(port: server.port, timeout: .seconds(30)).exchange("GET /file HTTP/1.1\r\nHost: t\r\n\r\n")
+        #expect(whole.status == 200 && whole.body.count == 16 * 1024 * 1024)
+    }
 }
 
 @Suite struct ServerStreamResponseTests {

@@ -149,6 +149,14 @@ enum Socket {
         }
     }
 
+    /// sendfile(2) has no MSG_NOSIGNAL: a client that resets its connection while a file
+    /// goes out raises SIGPIPE, whose default action ends the process (seen under wrk, whose
+    /// connections close mid-image at the end of a run). Ignored process-wide, as servers
+    /// do; a write to a closed socket is then an EPIPE, which closes that connection only.
+    static func ignoreBrokenPipes() {
+        signal(SIGPIPE, SIG_IGN)
+    }
+
     /// Sends up to `count` bytes of a file from `offset` (advanced by what went out) with
     /// sendfile(2): the kernel copies from the page cache to the socket.
     static func sendFile(_ fd: Int32, from file: Int32, offset: inout Int, count: Int) -> IOResult {

@@ -21,6 +21,7 @@ public final class Server: Sendable {
     public init(configuration: ServerConfiguration, router: Router, logger: Logger,
                 accessLog: (any AccessLog)? = nil) throws {
         Socket.raiseOpenFileLimit()
+        Socket.ignoreBrokenPipes()
         let (listener, port) = try Socket.listen(host: configuration.host, port: configuration.port)
         self.port = port
         self.host = configuration.host
