@@ -52,7 +52,6 @@ run() {  # scenario caller
     line=$(wrk -t2 -c64 -d"${secs}s" --latency "${header[@]}" -s "$shared/bench/lua/$script" "http://127.0.0.1:$port$path" | grep '^RESULT')
     results[$1.$2]="${results[$1.$2]:-} $(echo "$line" | awk '{ print $2 "/" $4 }')"
 }
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 for round in $(seq "$rounds"); do
     echo "round $round/$rounds" >&2
     for scenario in recent50 children comments; do
@@ -68,8 +67,8 @@ for scenario in recent50 children comments; do
     declare -A rps p99
     for caller in anonymous none blocks; do
         read -ra runs <<<"${results[$scenario.$caller]}"
-        rps[$caller]=$(median $(printf '%s\n' "${runs[@]}" | cut -d/ -f1))
-        p99[$caller]=$(median $(printf '%s\n' "${runs[@]}" | cut -d/ -f2))
+        rps[$caller]=$(bench_median $(printf '%s\n' "${runs[@]}" | cut -d/ -f1))
+        p99[$caller]=$(bench_median $(printf '%s\n' "${runs[@]}" | cut -d/ -f2))
     done
     cost() { awk -v a="${rps[anonymous]}" -v b="$1" 'BEGIN { printf "%.1f%%", (1 - b / a) * 100 }'; }
     echo "| $scenario | ${rps[anonymous]} | ${rps[none]} | ${rps[blocks]} | ${p99[anonymous]} / ${p99[none]} / ${p99[blocks]} | $(cost "${rps[none]}") | $(cost "${rps[blocks]}") |"

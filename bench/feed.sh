@@ -51,7 +51,6 @@ SQL
 }
 
 declare -A results
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 table=""
 for size in $sizes; do
     url=$(bench_database "$pg_port" "$size" "$users")
@@ -98,7 +97,7 @@ SQL
     kill "$server"; wait "$server" 2>/dev/null || true; bench_pids=()
     for caller in 1 2 3 recent; do
         read -ra runs <<<"${results[$size.$caller]}"
-        field() { median $(printf '%s\n' "${runs[@]}" | cut -d/ -f"$1"); }
+        field() { bench_median $(printf '%s\n' "${runs[@]}" | cut -d/ -f"$1"); }
         case $caller in 1) count=10 ;; 2) count=100 ;; 3) count=1000 ;; *) count="recent (control)" ;; esac
         table+="| $size | $count | $(field 1) | $(field 2) | $(field 3) | $(field 4) | $(field 5) |"$'\n'
     done

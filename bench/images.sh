@@ -58,49 +58,15 @@ photo(4000, 3000, "12mp.jpg")
 PY
 ls -l "$scratch"/*.jpg | awk '{ printf "  %s: %.1f MB\n", $NF, $5 / 1e6 }' >&2
 
-# Uploads CLIENTS at once (or COUNT in all with CONCURRENCY at a time) of FILE; prints
-# "<seconds> <created> <statuses>".
-upload() {  # file count concurrency
-    python3 - "$port" "$1" "$2" "$3" <<'PY'
-import http.client, sys, threading, time
-port, path, count, concurrency = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-boundary = "bench-boundary-5c1e"
-image = open(path, "rb").read()
-def form(index):
-    parts = b""
-    for name, value in [("title", f"photo {index}"), ("summary", "s"), ("body", "b")]:
-        parts += f"--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n".encode()
-    parts += f"--{boundary}\r\nContent-Disposition: form-data; name=\"image\"; filename=\"image.jpg\"\r\nContent-Type: image/jpeg\r\n\r\n".encode()
-    return parts + image + f"\r\n--{boundary}--\r\n".encode()
-statuses, lock, next_index = [], threading.Lock(), [0]
-def client():
-    while True:
-        with lock:
-            index = next_index[0]
-            next_index[0] += 1
-        if index >= count: return
-        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=300)
-        connection.request("POST", "/api/posts", body=form(index), headers={
-            "Content-Type": f"multipart/form-data; boundary={boundary}", "X-User-Email": f"photographer{index % 50}@example.com"})
-        response = connection.getresponse()
-        response.read()
-        with lock: statuses.append(response.status)
-began = time.time()
-workers = [threading.Thread(target=client) for _ in range(concurrency)]
-for worker in workers: worker.start()
-for worker in workers: worker.join()
-print(f"{time.time() - began:.2f} {statuses.count(201)} {','.join(map(str, sorted(set(statuses))))}")
-PY
-}
 
 echo "storm: 20 x 24 MP at once" >&2
 rss_start=$(awk '/VmRSS/ { print $2 }' /proc/$server/status)
 echo 5 >/proc/$server/clear_refs
-read -r storm_secs storm_created storm_statuses < <(upload "$scratch/24mp.jpg" 20 20)
+read -r storm_secs storm_created storm_statuses _ < <(bench_upload "$port" "$scratch/24mp.jpg" 20 20)
 storm_hwm=$(awk '/VmHWM/ { print $2 }' /proc/$server/status)
 
 echo "phone: $uploads x 12 MP, 4 at a time" >&2
-read -r phone_secs phone_created phone_statuses < <(upload "$scratch/12mp.jpg" "$uploads" 4)
+read -r phone_secs phone_created phone_statuses _ < <(bench_upload "$port" "$scratch/12mp.jpg" "$uploads" 4)
 
 name=$(ls "$scratch/uploads" | grep -E '^[0-9a-f]{32}\.jpg$' | head -1)
 curl -sf -o /dev/null "http://127.0.0.1:$port/uploads/$name?width=320"
@@ -121,8 +87,7 @@ for round in $(seq "$rounds"); do
     gzipped+=("$(wrk_rps "/api/posts/recent?limit=50" "Accept-Encoding: gzip")")
     plain+=("$(wrk_rps "/api/posts/recent?limit=50")")
 done
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-plain_rps=$(median "${plain[@]}") gzip_rps=$(median "${gzipped[@]}")
+plain_rps=$(bench_median "${plain[@]}") gzip_rps=$(bench_median "${gzipped[@]}")
 plain_bytes=$(bytes "http://127.0.0.1:$port/api/posts/recent?limit=50")
 gzip_bytes=$(bytes -H "Accept-Encoding: gzip" "http://127.0.0.1:$port/api/posts/recent?limit=50")
 

@@ -59,3 +59,44 @@ bench_database() {
     fi
     echo "$url"
 }
+
+# PORT FILE COUNT CONCURRENCY: COUNT posts each with FILE as its image (multipart, trust
+# mode, 50 users), CONCURRENCY clients at a time. Prints "<seconds> <created> <statuses>
+# <first image_url or ->".
+bench_upload() {
+    python3 - "$@" <<'PY'
+import http.client, json, sys, threading, time
+port, path, count, concurrency = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+boundary = "bench-boundary-7d2b"
+image = open(path, "rb").read()
+def form(index):
+    parts = b""
+    for name, value in [("title", f"photo {index}"), ("summary", "s"), ("body", "b")]:
+        parts += f"--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n".encode()
+    parts += f"--{boundary}\r\nContent-Disposition: form-data; name=\"image\"; filename=\"image\"\r\nContent-Type: application/octet-stream\r\n\r\n".encode()
+    return parts + image + f"\r\n--{boundary}--\r\n".encode()
+statuses, urls, lock, next_index = [], [], threading.Lock(), [0]
+def client():
+    while True:
+        with lock:
+            index = next_index[0]
+            next_index[0] += 1
+        if index >= count: return
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+        connection.request("POST", "/api/posts", body=form(index), headers={
+            "Content-Type": f"multipart/form-data; boundary={boundary}", "X-User-Email": f"photographer{index % 50}@example.com"})
+        response = connection.getresponse()
+        body = response.read()
+        with lock:
+            statuses.append(response.status)
+            if response.status == 201: urls.append(json.loads(body)["post"]["image_url"])
+began = time.time()
+workers = [threading.Thread(target=client) for _ in range(concurrency)]
+for worker in workers: worker.start()
+for worker in workers: worker.join()
+print(f"{time.time() - began:.2f} {statuses.count(201)} {','.join(map(str, sorted(set(statuses))))} {urls[0] if urls else '-'}")
+PY
+}
+
+# The median of the numbers given as arguments.
+bench_median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }

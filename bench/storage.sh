@@ -78,47 +78,13 @@ Image.frombytes("RGB", (1860, 1860), os.urandom(1860 * 1860 * 3)).save(f"{out}/1
 PY
 ls -l "$scratch"/12mp.jpg "$scratch"/10mib.png | awk '{ printf "  %s: %.1f MiB\n", $NF, $5 / 1048576 }' >&2
 
-upload() {  # port file count concurrency → "<seconds> <created> <statuses> <first image_url>"
-    python3 - "$@" <<'PY'
-import http.client, json, sys, threading, time
-port, path, count, concurrency = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-boundary = "bench-boundary-7d2b"
-image = open(path, "rb").read()
-def form(index):
-    parts = b""
-    for name, value in [("title", f"photo {index}"), ("summary", "s"), ("body", "b")]:
-        parts += f"--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n".encode()
-    parts += f"--{boundary}\r\nContent-Disposition: form-data; name=\"image\"; filename=\"image\"\r\nContent-Type: application/octet-stream\r\n\r\n".encode()
-    return parts + image + f"\r\n--{boundary}--\r\n".encode()
-statuses, urls, lock, next_index = [], [], threading.Lock(), [0]
-def client():
-    while True:
-        with lock:
-            index = next_index[0]
-            next_index[0] += 1
-        if index >= count: return
-        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
-        connection.request("POST", "/api/posts", body=form(index), headers={
-            "Content-Type": f"multipart/form-data; boundary={boundary}", "X-User-Email": f"photographer{index % 50}@example.com"})
-        response = connection.getresponse()
-        body = response.read()
-        with lock:
-            statuses.append(response.status)
-            if response.status == 201: urls.append(json.loads(body)["post"]["image_url"])
-began = time.time()
-workers = [threading.Thread(target=client) for _ in range(concurrency)]
-for worker in workers: worker.start()
-for worker in workers: worker.join()
-print(f"{time.time() - began:.2f} {statuses.count(201)} {','.join(map(str, sorted(set(statuses))))} {urls[0] if urls else '-'}")
-PY
-}
 
 wants() { [[ " $parts " == *" $1 "* ]]; }
 report=()
 if wants uploads || wants reads; then
 echo "uploads: $uploads x 12 MP to each, 4 at a time" >&2
-read -r file_up_secs file_up_created file_up_statuses file_image < <(upload "$file_port" "$scratch/12mp.jpg" "$uploads" 4)
-read -r s3_up_secs s3_up_created s3_up_statuses s3_image < <(upload "$s3_port" "$scratch/12mp.jpg" "$uploads" 4)
+read -r file_up_secs file_up_created file_up_statuses file_image < <(bench_upload "$file_port" "$scratch/12mp.jpg" "$uploads" 4)
+read -r s3_up_secs s3_up_created s3_up_statuses s3_image < <(bench_upload "$s3_port" "$scratch/12mp.jpg" "$uploads" 4)
 report+=("- uploads, $uploads x 12 MP, 4 at a time: folder $file_up_created created ($file_up_statuses) in $file_up_secs s:"\
 " $(awk -v n="$file_up_created" -v s="$file_up_secs" 'BEGIN { printf "%.2f", n / s }') uploads/s;"\
 " bucket $s3_up_created created ($s3_up_statuses) in $s3_up_secs s:"\
@@ -132,7 +98,6 @@ wrk_run() {  # url
         $1 == "99%" { v = $2; if (v ~ /us$/) { sub(/us$/, "", v); v /= 1000 } else if (v ~ /ms$/) { sub(/ms$/, "", v) } else if (v ~ /s$/) { sub(/s$/, "", v); v *= 1000 } p99 = v }
         END { printf "%s %.2f\n", rps, p99 }'
 }
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 if wants reads; then
 declare -A rps p99
 for target in file-original s3-original file-320 s3-320; do rps[$target]="" p99[$target]=""; done
@@ -158,9 +123,9 @@ original_bytes=$(bytes "http://127.0.0.1:$file_port$file_image")
 size_bytes=$(bytes "http://127.0.0.1:$file_port$file_image?width=320")
 report+=("| read | folder req/s | bucket req/s | bucket/folder | folder p99 ms | bucket p99 ms |" "|---|---|---|---|---|---|")
 for what in original 320; do
-    f=$(median ${rps[file-$what]}) s=$(median ${rps[s3-$what]})
+    f=$(bench_median ${rps[file-$what]}) s=$(bench_median ${rps[s3-$what]})
     label=$([ "$what" = original ] && echo "original ($original_bytes bytes)" || echo "?width=320 ($size_bytes bytes)")
-    report+=("| $label | $f | $s | $(awk -v a="$s" -v b="$f" 'BEGIN { printf "%.2f", a / b }') | $(median ${p99[file-$what]}) | $(median ${p99[s3-$what]}) |")
+    report+=("| $label | $f | $s | $(awk -v a="$s" -v b="$f" 'BEGIN { printf "%.2f", a / b }') | $(bench_median ${p99[file-$what]}) | $(bench_median ${p99[s3-$what]}) |")
 done
 fi
 
@@ -168,7 +133,7 @@ if wants storm; then
 echo "storm: $storm x 10 MiB PNG at once to the bucket server" >&2
 rss_start=$(awk '/VmRSS/ { print $2 }' "/proc/$s3_server/status")
 echo 5 >"/proc/$s3_server/clear_refs"
-read -r storm_secs storm_created storm_statuses _ < <(upload "$s3_port" "$scratch/10mib.png" "$storm" "$storm")
+read -r storm_secs storm_created storm_statuses _ < <(bench_upload "$s3_port" "$scratch/10mib.png" "$storm" "$storm")
 storm_hwm=$(awk '/VmHWM/ { print $2 }' "/proc/$s3_server/status")
 left=$(find "$scratch/s3-uploads" -type f | wc -l)
 # What the server answered, clients that gave up included (a client whose request was
