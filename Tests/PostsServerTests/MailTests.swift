@@ -128,7 +128,7 @@ import TestSupport
         defer { app.stop() }
         let health = try APIClient(port: app.server.port).get("/api/health")
         #expect(health.status == 200)
-        #expect(health.text == #"{"status":"success","database":"ok","mail":"not_configured"}"#)
+        #expect(health.text == #"{"status":"success","database":"ok","mail":"not_configured","storage":"ok"}"#)
         #expect(try MailTestSupport.metric("mail_sent_total", of: app) == 0)
     }
 }

@@ -13,8 +13,10 @@ import TestSupport
         let prefix = SeaweedStore.makePrefix()
         let app = try S3StorageTests.start(store, prefix: prefix)
         defer { app.stop() }
-        let client = try APIClient(port: app.server.port)
-        let ash = try APIClient.user("ash@example.com", on: app)
+        // Generous: the whole suite shares two cores with the store, and an upload is made first.
+        let client = try APIClient(port: app.server.port, timeout: .seconds(30))
+        let ash = try APIClient(port: app.server.port, timeout: .seconds(30))
+        ash.headers["X-User-Email"] = "ash@example.com"
         let post = try client.createdPost(email: "ash@example.com", .smallJPEG)
         let id = try #require(post["id"] as? Int)
         let url = try #require(post["image_url"] as? String)
@@ -58,7 +60,7 @@ import TestSupport
         let prefix = SeaweedStore.makePrefix()
         let app = try S3StorageTests.start(store, prefix: prefix)
         defer { app.stop() }
-        let client = try APIClient(port: app.server.port)
+        let client = try APIClient(port: app.server.port, timeout: .seconds(30))
         #expect(try client.createPost(email: "ash@example.com", .smallJPEG).status == 503)
         try store.start()
         let created = try client.createPost(email: "ash@example.com", .smallJPEG)
