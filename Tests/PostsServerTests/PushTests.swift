@@ -122,6 +122,30 @@ import TestSupport
         #expect(try MailTestSupport.metric("push_queue_depth", of: app) == 0)
     }
 
+    /// An act undone before its push went out takes the push with it (the outbox row goes
+    /// with its notification): the receiver, back later, gets only what still stands.
+    @Test func anUndoneAct_isNeverPushed() throws {
+        let receiver = try PushReceiver()
+        receiver.stop()
+        let app = try PushTestSupport.start(pushingTo: receiver)
+        defer { app.stop() }
+        let ash = try APIClient.user("ash@example.com", on: app)
+        let blair = try APIClient.user("blair@example.com", on: app)
+        let ashID = try ash.userID()
+        #expect(try blair.follow(ashID).status == 200)
+        #expect(try PushTestSupport.waitForOutbox(in: app) { $0.count == 1 } != nil)
+        #expect(try blair.follow(ashID, false).status == 200)
+        #expect(try PushTestSupport.count("push_outbox", in: app) == 0)
+
+        let post = try ash.createPost("Hello")
+        #expect(try blair.send("PUT", "/api/posts/\(post.id)/like").status == 200)
+        try receiver.start()
+        let push = try #require(receiver.waitFor(1)?.first)
+        #expect(push.json["type"] as? String == "post.liked")
+        #expect(try PushTestSupport.waitForOutbox(in: app) { $0.isEmpty } != nil)
+        #expect(receiver.received.count == 1, "the undone follow was never posted")
+    }
+
     @Test func tokens_removedAreNotPosted_andMoveToWhoeverRegistersThem() throws {
         let receiver = try PushReceiver()
         let app = try PushTestSupport.start(pushingTo: receiver)
