@@ -48,11 +48,13 @@ import TestSupport
         defer { server.stop() }
         for round in 0..<2 {
             do {
-                let clients = Mutex<[RawHTTPClient]>([])
+                // In an object, not on the stack: ThreadSanitizer takes the closure's captures of
+                // a local Mutex for unsynchronized writes to the variable (a CI run reported one).
+                let connected = Connected()
                 DispatchQueue.concurrentPerform(iterations: 40) { _ in
-                    if let client = try? RawHTTPClient(port: server.port) { clients.withLock { $0.append(client) } }
+                    if let client = try? RawHTTPClient(port: server.port) { connected.clients.withLock { $0.append(client) } }
                 }
-                let all = clients.withLock { $0 }
+                let all = connected.clients.withLock { $0 }
                 #expect(all.count == 40)
                 #expect(all.filter(Self.isServed).count == 10, "round \(round)")
                 #expect(server.refusedConnections == 30 * (round + 1))
@@ -92,4 +94,9 @@ import TestSupport
             #expect(server.refusedConnections == 0)
         }
     }
+}
+
+/// The clients that connected, from many threads at once.
+private final class Connected: Sendable {
+    let clients = Mutex<[RawHTTPClient]>([])
 }
