@@ -55,8 +55,6 @@ extension ImageStore {
         }
         return FileBody.open(path: temporary)
     }
-
-    private func fetchScratch() -> String { scratchPath(".upload-\(UUID().uuidString).fetch.part") }
 }
 
 /// The sizes being made on this instance, each by one request; the others wait on it.

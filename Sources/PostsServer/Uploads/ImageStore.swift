@@ -110,16 +110,19 @@ struct ImageStore: Sendable {
     /// The stored original of that name, open for sending; nil for any name this server did
     /// not make or that is gone.
     func open(_ stored: StoredImageName) throws(StorageFailure) -> FileBody? {
-        try store.open(stored.name, scratch: scratchPath(".upload-\(UUID().uuidString).fetch.part"))
+        try store.open(stored.name, scratch: fetchScratch())
     }
 
     /// A file holding the stored original, for `body`; nil when there is none.
     func withLocalCopy<T>(of stored: StoredImageName, _ body: (String) throws -> T) throws -> T? {
-        try store.withLocalCopy(of: stored.name, scratch: scratchPath(".upload-\(UUID().uuidString).fetch.part"), body)
+        try store.withLocalCopy(of: stored.name, scratch: fetchScratch(), body)
     }
 
     /// A temporary file's path in the upload folder (`.upload-…part`, swept at start).
     func scratchPath(_ name: String) -> String { directory + name }
+
+    /// A new path for an object fetched from the store (a bucket's GET lands there).
+    func fetchScratch() -> String { scratchPath(".upload-\(UUID().uuidString).fetch.part") }
 
     private static func sniff(_ path: String) -> ImageFormat? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
