@@ -33,6 +33,21 @@ extension PostgresConnection {
     func beginLazily(_ isolation: IsolationLevel) {
         pendingBegin = isolation
         transactionFailure = nil
+        commitHooks = []
+    }
+
+    /// Runs `hook` once the current transaction has committed (at once outside of one),
+    /// never if it rolls back: what must follow a commit and only a commit (waking the job
+    /// runner for a job the transaction queued). A body run again after a conflict
+    /// registers its hooks again; the failed run's are dropped with its rollback.
+    public func onCommit(_ hook: @escaping () -> Void) {
+        if isInTransaction { commitHooks.append(hook) } else { hook() }
+    }
+
+    private func runCommitHooks() {
+        let hooks = commitHooks
+        commitHooks = []
+        for hook in hooks { hook() }
     }
 
     /// Commits. A transaction in which nothing ran costs nothing; one that failed (its body
@@ -42,7 +57,7 @@ extension PostgresConnection {
         guard let handle else { throw PostgresError(.connectionLost, details: "connection is closed", file: file, line: line) }
         if pendingBegin != nil {
             pendingBegin = nil
-            return
+            return runCommitHooks()
         }
         if PQtransactionStatus(handle) == PQTRANS_INERROR {
             let failure = transactionFailure
@@ -52,6 +67,7 @@ extension PostgresConnection {
             throw failure
         }
         try execute(unsafeSQL: "COMMIT", file: file, line: line)
+        runCommitHooks()
     }
 
     /// Ends the transaction, whatever state it is in. A connection whose state is not
@@ -60,6 +76,7 @@ extension PostgresConnection {
     func rollback() {
         pendingBegin = nil
         transactionFailure = nil
+        commitHooks = []
         guard let handle else { return }
         switch PQtransactionStatus(handle) {
         case PQTRANS_IDLE:

@@ -25,6 +25,8 @@ public final class PostgresConnection {
     var pendingBegin: IsolationLevel?
     /// The first server error of the current transaction, for a body that caught it.
     var transactionFailure: PostgresError?
+    /// What runs once the current transaction has committed (`onCommit`).
+    var commitHooks: [() -> Void] = []
     /// Zero waits forever (migrations, seeding).
     public var queryTimeout: Duration
     private let statementTimeout: Duration
