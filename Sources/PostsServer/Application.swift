@@ -11,14 +11,11 @@ public final class Application: Sendable {
     /// This instance's live change feed and the retention pruner, both running until `stop`.
     let feed: ChangeFeed
     let pruner: ChangePruner
-    /// The SMTP mailer, when `SMTP_URL` is set.
-    let mailer: Mailer?
-    /// The push sender, when `PUSH_WEBHOOK_URL` is set.
-    let pushSender: PushSender?
+    /// Runs the background work of the job queue on this instance: mail (with `SMTP_URL`),
+    /// push (with `PUSH_WEBHOOK_URL`), stored images to delete.
+    let jobs: JobRunner
     /// Measures images stored before posts had their size (migration 0009), once.
     let measurement: ImageMeasurement
-    /// Deletes the stored images that commits dropped (migration 0016's queue).
-    let storageDeletions: StorageDeletions
     /// The routes the server answers (which depend on the configuration: dev routes).
     let router: Router
     /// `BLOCKED_WORDS_FILE`'s filter, which `reload` reads again.
@@ -26,7 +23,8 @@ public final class Application: Sendable {
 
     /// Starts serving at once (migrations are the caller's business, see `Migrations`).
     /// `accessLog` defaults to lines on standard output in the configured format.
-    public init(configuration: Configuration, logger: Logger, accessLog: (any AccessLog)? = nil,
+    /// `clock`: what the server schedules by (tests advance it rather than wait).
+    public init(configuration: Configuration, logger: Logger, accessLog: (any AccessLog)? = nil, clock: ServerClock = ServerClock(),
                 adjustServer: (inout ServerConfiguration) -> Void = { _ in }) throws {
         try configuration.validate()
         guard let databaseURL = configuration.databaseURL else { throw Configuration.Invalid.missingDatabaseURL }
@@ -37,33 +35,37 @@ public final class Application: Sendable {
             throw Configuration.Invalid(description: "\(error)")
         }
         var poolConfiguration = ConnectionPool.Configuration(conninfo: databaseURL, size: configuration.databasePoolSize)
-        // The notification trigger writes a push_outbox row only for sessions with this on:
-        // without a sender, no row would ever leave the table.
+        // The notification trigger queues a push job only for sessions with this on:
+        // without a runner for them, no job would ever leave the table.
         if configuration.push != nil { poolConfiguration.sessionSettings = [(name: "posts.push", value: "on")] }
         pool = ConnectionPool(poolConfiguration)
 
-        let accounts = Accounts(pool: pool, blockedWords: blockedWords)
-        let tokens = Tokens(pool: pool, lifetimeSeconds: configuration.tokenLifetime.components.seconds)
-        let outbox = Outbox(pool: pool)
-        let profiles = ProfileService(pool: pool)
-        let mailer = configuration.mail.map {
-            Mailer(settings: $0, conninfo: databaseURL, erasesFinished: configuration.authMode == .token, logger: logger)
-        }
-        self.mailer = mailer
-        if mailer == nil && configuration.authMode == .token {
-            logger.warning("SMTP_URL is not set: sign-in codes will not be delivered (they wait in the outbox table for an external mailer; see README \"Sending mail\")")
-        }
-        pushSender = configuration.push.map { PushSender(settings: $0, conninfo: databaseURL, logger: logger) }
-        let auth = AuthService(pool: pool, accounts: accounts, tokens: tokens, outbox: outbox,
-                               logsCodes: configuration.logsLoginCodes, logger: logger,
-                               wakeMailer: { mailer?.wake() })
-        let identity = Identity(tokens: tokens, accounts: accounts, trustsEmails: configuration.authMode == .trust)
         let storageMetrics = StorageMetrics(logger: logger)
         let store = try StorageSettings.makeStore(configuration.storage, uploadDirectory: configuration.uploadDirectory,
                                                   metrics: storageMetrics)
         try Self.check(store, configuration.storage, logger: logger)
-        storageDeletions = StorageDeletions(store: store, metrics: storageMetrics, conninfo: databaseURL, logger: logger)
-        let images = try ImageStore(directory: configuration.uploadDirectory, store: store, deletions: storageDeletions)
+        var workers = [StorageDeletion.worker(store: store, metrics: storageMetrics)]
+        if let mail = configuration.mail {
+            workers.append(MailDelivery.worker(settings: mail, erasesFinished: configuration.authMode == .token))
+            logger.info("mailer started", metadata: ["smtp": "\(mail)"])
+        } else if configuration.authMode == .token {
+            logger.warning("SMTP_URL is not set: sign-in codes will not be delivered (they wait in the outbox table for an external mailer; see README \"Sending mail\")")
+        }
+        if let push = configuration.push {
+            workers.append(PushDelivery.worker(settings: push))
+            logger.info("push sender started", metadata: ["url": "\(push)"])
+        }
+        jobs = JobRunner(workers: workers, conninfo: databaseURL, clock: clock, logger: logger)
+        let scheduler = jobs.scheduler
+
+        let accounts = Accounts(pool: pool, blockedWords: blockedWords)
+        let tokens = Tokens(pool: pool, lifetimeSeconds: configuration.tokenLifetime.components.seconds)
+        let outbox = Outbox(pool: pool, jobs: scheduler)
+        let auth = AuthService(pool: pool, accounts: accounts, tokens: tokens, outbox: outbox,
+                               logsCodes: configuration.logsLoginCodes, logger: logger)
+        let identity = Identity(tokens: tokens, accounts: accounts, trustsEmails: configuration.authMode == .trust)
+        let images = try ImageStore(directory: configuration.uploadDirectory, store: store, jobs: scheduler, pool: pool)
+        let profiles = ProfileService(pool: pool, images: images)
         let posts = PostService(pool: pool, images: images)
         measurement = ImageMeasurement(pool: pool, images: images, logger: logger)
 
@@ -72,7 +74,11 @@ public final class Application: Sendable {
         let localOriginsOnly = configuration.authMode == .trust && !configuration.trustAnyHost
         var routes = RouteTable(pipeline: Pipeline(identity: identity, changes: nudge, limiter: limiter,
                                                    localOriginsOnly: localOriginsOnly))
-        HealthRoutes.register(on: &routes, pool: pool, mail: { mailer.map { $0.statistics.lastTryFailed ? .failing : .ok } ?? .notConfigured },
+        let mailConfigured = configuration.mail != nil
+        HealthRoutes.register(on: &routes, pool: pool, mail: { [jobs] in
+                                  guard mailConfigured else { return .notConfigured }
+                                  return jobs.statistics.counters(of: .mail).lastTryFailed ? .failing : .ok
+                              },
                               storageFailing: { storageMetrics.isFailing })
         OpenAPIRoutes.register(on: &routes)
         InstanceRoutes.register(on: &routes, configuration: configuration)
@@ -104,8 +110,7 @@ public final class Application: Sendable {
         // The server is made from the routes, and /metrics reads its connection count.
         let madeServer = ParkingLock<Server?>(nil)
         MetricsRoutes.register(on: &routes, sources: MetricsRoutes.Sources(
-            requests: requests, pool: pool, feed: feed, mailer: mailer, mailQueue: MailQueue(pool: pool, erasesFinished: false),
-            pushSender: pushSender, pushQueue: PushQueue(pool: pool),
+            requests: requests, pool: pool, feed: feed, jobs: jobs, outbox: outbox,
             images: images.counters, storage: storageMetrics,
             openConnections: { madeServer.withLock { $0?.openConnections ?? 0 } }))
         if configuration.authMode == .trust {
@@ -133,10 +138,8 @@ public final class Application: Sendable {
         madeServer.withLock { [server] in $0 = server }
         feed.start()
         pruner.start()
-        mailer?.start()
-        pushSender?.start()
+        jobs.start()
         measurement.start()
-        storageDeletions.start()
     }
 
     /// A bucket is asked once at start: refused credentials or a missing bucket stop the
@@ -162,16 +165,14 @@ public final class Application: Sendable {
         blockedWords.reload()
     }
 
-    /// Finishes the requests in flight (streams end at once), stops the feed, the pruner,
-    /// the mailer and the push sender, then closes the pool.
+    /// Finishes the requests in flight (streams end at once), stops the feed, the pruner and
+    /// the job runner, then closes the pool.
     public func stop() {
         server.stop()
         feed.stop()
         pruner.stop()
-        mailer?.stop()
-        pushSender?.stop()
+        jobs.stop()
         measurement.stop()
-        storageDeletions.stop()
         pool.close()
     }
 }

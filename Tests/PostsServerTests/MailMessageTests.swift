@@ -59,8 +59,8 @@ import Testing
     }
 
     @Test func retries_backOffDoublingToFiveMinutes() {
-        #expect((1...10).map(MailRetry.delaySeconds(afterAttempt:)) == [1, 2, 4, 8, 16, 32, 64, 128, 256, 300])
-        #expect(MailRetry.delaySeconds(afterAttempt: 1000) == 300)
+        #expect((1...10).map(JobKind.mail.backoffSeconds(afterAttempt:)) == [1, 2, 4, 8, 16, 32, 64, 128, 256, 300])
+        #expect(JobKind.mail.backoffSeconds(afterAttempt: 1000) == 300)
     }
 
     @Test func outcomes_followTheReplyClass() {

@@ -15,16 +15,18 @@ enum MailTestSupport {
     }
 
     static func start(smtpURL: String?, caFile: String? = nil, authMode: Configuration.AuthMode = .token,
-                      conninfo: String? = nil) throws -> Application {
+                      conninfo: String? = nil, clock: ServerClock = ServerClock()) throws -> Application {
         let mail = try MailSettings.parse(smtpURL: smtpURL, mailFrom: sender, caFile: caFile)
-        return try TestApplication.start(conninfo: conninfo) { configuration in
+        return try TestApplication.start(conninfo: conninfo, clock: clock) { configuration in
             configuration.authMode = authMode
             configuration.mail = mail
         }
     }
 
+    /// An outbox message and its delivery job (`attempts` and `lastError` are the job's: nil
+    /// once it is done and gone).
     struct Row {
-        let attempts: Int
+        let attempts: Int?
         let sent: Bool
         let failed: Bool
         let lastError: String?
@@ -32,12 +34,13 @@ enum MailTestSupport {
         let body: String
     }
 
-    /// The newest outbox row for `recipient`.
+    /// The newest outbox row for `recipient`, with its job.
     static func row(for recipient: String, in app: Application) throws -> Row? {
         try app.pool.withConnection { connection in
             try connection.query("""
-                SELECT attempts, sent_at IS NOT NULL AS sent, failed_at IS NOT NULL AS failed, last_error, subject, body
-                FROM outbox WHERE recipient = \(recipient) ORDER BY id DESC LIMIT 1
+                SELECT j.attempts, o.sent_at IS NOT NULL AS sent, o.failed_at IS NOT NULL AS failed, j.last_error, o.subject, o.body
+                FROM outbox o LEFT JOIN jobs j ON j.kind = 'mail.send' AND (j.payload ->> 'outbox_id')::bigint = o.id
+                WHERE o.recipient = \(recipient) ORDER BY o.id DESC LIMIT 1
                 """).rows.first.map { row in
                 Row(attempts: try row.decode("attempts"), sent: try row.decode("sent"), failed: try row.decode("failed"),
                     lastError: try row.decode("last_error"), subject: try row.decode("subject"), body: try row.decode("body"))

@@ -103,9 +103,9 @@ final class PushReceiver: Sendable {
 enum PushTestSupport {
     static let secret = "s3cret-for-tests"
 
-    static func start(pushingTo receiver: PushReceiver?) throws -> Application {
+    static func start(pushingTo receiver: PushReceiver?, clock: ServerClock = ServerClock()) throws -> Application {
         let push = try receiver.flatMap { try PushSettings.parse(url: $0.url, secret: secret) }
-        return try TestApplication.start { $0.push = push }
+        return try TestApplication.start(clock: clock) { $0.push = push }
     }
 
     struct Row {
@@ -116,11 +116,13 @@ enum PushTestSupport {
         let lastError: String?
     }
 
+    /// The push jobs still queued or dead, oldest first.
     static func outbox(in app: Application) throws -> [Row] {
         try app.pool.withConnection { connection in
             try connection.query("""
-                SELECT notification_id, delivery_id::text AS delivery_id, attempts, failed_at IS NOT NULL AS failed, last_error
-                FROM push_outbox ORDER BY id
+                SELECT (payload ->> 'notification_id')::bigint AS notification_id, payload ->> 'delivery_id' AS delivery_id,
+                       attempts, state = 'dead' AS failed, last_error
+                FROM jobs WHERE kind = 'push.deliver' ORDER BY id
                 """).rows.map { row in
                 Row(notificationID: try row.decode("notification_id"), deliveryID: try row.decode("delivery_id"),
                     attempts: try row.decode("attempts"), failed: try row.decode("failed"), lastError: try row.decode("last_error"))

@@ -5,9 +5,11 @@ import PostsServer
 
 /// The whole application on a free loopback port, over a database of the test run.
 public enum TestApplication {
+    /// `clock`: the server's clock, for a test that advances it rather than waiting.
     public static func start(
         conninfo: String? = nil,
         accessLog: (any AccessLog)? = nil,
+        clock: ServerClock = ServerClock(),
         configure: (inout Configuration) -> Void = { _ in }
     ) throws -> Application {
         var configuration = Configuration()
@@ -22,7 +24,8 @@ public enum TestApplication {
         configure(&configuration)
         var logger = Logger(label: "test-app")
         logger.logLevel = .critical
-        return try Application(configuration: configuration, logger: logger, accessLog: accessLog ?? SilentAccessLog())
+        return try Application(configuration: configuration, logger: logger, accessLog: accessLog ?? SilentAccessLog(),
+                               clock: clock)
     }
 }
 

@@ -4,14 +4,14 @@ import Postgres
 /// transaction, and every change it makes to what others see is recorded. A post of the
 /// account under which someone else has posted stays as a tombstone of the reserved user;
 /// every other post of it goes with its subtree (then the account's alone). The account's
-/// likes and comments on the posts that stay go too, their counters kept exact. Image
-/// files go after the commit.
+/// likes and comments on the posts that stay go too, their counters kept exact. Its images
+/// are queued for deletion in the same transaction.
 struct AccountDeletion: Sendable {
     let pool: ConnectionPool
     let images: ImageStore
 
     func delete(_ userID: Int64) throws {
-        let files = try pool.withTransaction { connection -> [String?] in
+        try pool.withTransaction { connection in
             // Every post and profile whose state a change below carries, locked before the
             // first write (its own profile's, and those of its follows' other sides).
             try connection.query(FollowEdges.lockProfiles(ofAllFollowsOf: userID))
@@ -29,9 +29,8 @@ struct AccountDeletion: Sendable {
             var files = try Self.bury(kept, by: userID, on: connection)
             files += try removeSubtrees(of: gone, posts: posts, by: userID, on: connection)
             files.append(try removeUser(userID, on: connection))
-            return files
+            try images.drop(files, on: connection)
         }
-        images.release(files)
     }
 
     /// The account's posts, their parents, and the posts it liked or commented on.

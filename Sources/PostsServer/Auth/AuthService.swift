@@ -12,9 +12,6 @@ struct AuthService: Sendable {
     /// `posts-server dev` also logs each code, so a developer needs no mailer.
     let logsCodes: Bool
     let logger: Logger
-    /// Tells this instance's mailer that a message waits (after the commit), so the code is
-    /// on its way at once rather than at the mailer's next poll.
-    var wakeMailer: @Sendable () -> Void = {}
 
     func sendCode(to email: EmailAddress) throws {
         let code = LoginCodes.generate()
@@ -31,7 +28,6 @@ struct AuthService: Sendable {
         if let wait {
             throw APIError(.tooManyRequests, "at most \(LoginCodes.maxPerHour) codes per address an hour", retryAfter: wait)
         }
-        wakeMailer()
         if logsCodes { logger.info("sign-in code", metadata: ["email": "\(email)", "code": "\(code)"]) }
     }
 

@@ -3,19 +3,18 @@ import HTTP
 import Postgres
 
 /// `GET /metrics` for Prometheus: requests and their latency by route, open connections,
-/// the pool, the live feed, mail, push, uptime.
+/// the pool, the live feed, the job queue, mail, push, uptime.
 enum MetricsRoutes {
     /// What the route reads that exists only once the server does.
     struct Sources: Sendable {
         let requests: RequestMetrics
         let pool: ConnectionPool
         let feed: ChangeFeed
-        let mailer: Mailer?
-        /// The queue's depth is the database's, whether this instance or another mails it.
-        let mailQueue: MailQueue
-        let pushSender: PushSender?
-        /// As the mail queue's: the database's, whichever instance sends.
-        let pushQueue: PushQueue
+        /// This instance's job runner: what it did, and the queue's depth (the database's,
+        /// whichever instance runs the jobs).
+        let jobs: JobRunner
+        /// The mail queue's depth: the outbox's, whoever delivers it.
+        let outbox: Outbox
         let images: ImageCounters
         let storage: StorageMetrics
         let openConnections: @Sendable () -> Int
@@ -50,8 +49,10 @@ enum MetricsRoutes {
             metrics.add("events_lag_seconds", .gauge,
                         help: "Time from the write of the oldest change not yet delivered (held back by long transactions) to now.",
                         value: events.lagSeconds)
+            let depths = try? sources.jobs.queue.depths()
+            addJobs(to: &metrics, sources: sources, depths: depths)
             addMail(to: &metrics, sources: sources)
-            addPush(to: &metrics, sources: sources)
+            addPush(to: &metrics, sources: sources, depths: depths)
             addImages(to: &metrics, counters: sources.images.snapshot)
             addStorage(to: &metrics, snapshot: sources.storage.snapshot)
             let uptime = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9

@@ -56,7 +56,7 @@ struct ModerationService: Sendable {
     /// Resolves the report, and with it every open report on the same target: 404 for no
     /// such report, 409 for one already resolved, 422 for `remove` on a user.
     func resolve(_ reportID: Int64, _ action: Action, note: String, by moderator: Caller) throws {
-        let files = try pool.withTransaction { connection -> [String] in
+        try pool.withTransaction { connection in
             guard let report = try connection.query("SELECT target_key, status FROM reports WHERE id = \(reportID) FOR UPDATE").first else {
                 throw APIError.notFound("no such report")
             }
@@ -81,9 +81,8 @@ struct ModerationService: Sendable {
                 WHERE target_key = \(key) AND status = 'open'
                 """)
             try ModerationLog.record(action.rawValue, target: key, report: reportID, note: note, by: moderator, on: connection)
-            return files
+            try posts.images.drop(files, on: connection)
         }
-        posts.images.release(files)
     }
 
     /// `POST /api/moderation/users/<id>/suspend` and `…/unsuspend`: 404 for no such user.

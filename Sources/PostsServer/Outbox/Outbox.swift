@@ -1,10 +1,12 @@
 import Postgres
 
 /// Messages for people, written to the `outbox` table in the same transaction as what they
-/// announce; any mailer can deliver them (and set `sent_at`). Development reads them back
-/// through the mailbox route instead.
+/// announce. With `SMTP_URL` each message also gets a `mail.send` job (`MailDelivery`);
+/// without it any external mailer can deliver them (and set `sent_at`). Development reads
+/// them back through the mailbox route.
 struct Outbox: Sendable {
     let pool: ConnectionPool
+    let jobs: JobScheduler
 
     struct Message: Sendable {
         let recipient: String
@@ -14,7 +16,12 @@ struct Outbox: Sendable {
     }
 
     func enqueue(to recipient: String, subject: String, body: String, on connection: PostgresConnection) throws {
-        try connection.query("INSERT INTO outbox (recipient, subject, body) VALUES (\(recipient), \(subject), \(body))")
+        let id = try connection.query("""
+            INSERT INTO outbox (recipient, subject, body) VALUES (\(recipient), \(subject), \(body)) RETURNING id
+            """).firstRow().decode("id", as: Int64.self)
+        var payload = JSONObject()
+        payload.add("outbox_id", id)
+        try jobs.enqueue(.mail, [payload], on: connection)
     }
 
     /// What the outbox holds for an address, newest first (at most the latest 100).
@@ -28,5 +35,21 @@ struct Outbox: Sendable {
                         body: try row.decode("body"), createdAt: try row.decode("created_at"))
             }
         }
+    }
+
+    struct Depth: Sendable {
+        let unsent: Int
+        let oldestSeconds: Double
+    }
+
+    /// What waits to be delivered, whoever delivers it, on every instance together.
+    func depth() throws -> Depth {
+        let row = try pool.withConnection { connection in
+            try connection.query("""
+                SELECT count(*) AS unsent, coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS oldest
+                FROM outbox WHERE sent_at IS NULL AND failed_at IS NULL
+                """).firstRow()
+        }
+        return Depth(unsent: try row.decode("unsent"), oldestSeconds: try row.decode("oldest"))
     }
 }

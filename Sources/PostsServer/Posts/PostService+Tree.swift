@@ -8,11 +8,11 @@ extension PostService {
     /// the parent's count drops by one. Returns the ids deleted.
     @discardableResult
     func delete(_ id: Int64, by caller: Caller) throws -> [Int64] {
-        let (deleted, files) = try pool.withTransaction { connection in
-            try deleteSubtree(id, by: caller, checkingOwner: true, on: connection)
+        try pool.withTransaction { connection in
+            let (deleted, files) = try deleteSubtree(id, by: caller, checkingOwner: true, on: connection)
+            try images.drop(files, on: connection)
+            return deleted
         }
-        images.release(files)
-        return deleted
     }
 
     /// The delete in the caller's transaction: the ids deleted and their image files (to

@@ -88,7 +88,7 @@ extension PostService {
     func update(_ id: Int64, with edits: PostEdits, by caller: Caller) throws -> [UInt8] {
         let stored = try edits.image.map(images.keep)
         do {
-            let (post, replaced) = try pool.withTransaction { connection -> ([UInt8], String?) in
+            return try pool.withTransaction { connection -> [UInt8] in
                 try connection.query(ChangeLog.lock(posts: [id]))
                 let owned = try lockOwned(id, by: caller, on: connection)
                 let previous = owned.imageURL
@@ -123,10 +123,10 @@ extension PostService {
                 guard let post = try Self.single(connection.query(query), withLiked: true) else {
                     throw APIError.notFound("no such post")
                 }
-                return (post, stored == nil ? nil : previous)
+                // The image it replaced, if any (the same URL again is no replacement).
+                if stored != nil, previous != stored?.url { try images.drop([previous], on: connection) }
+                return post
             }
-            images.release([replaced])
-            return post
         } catch {
             images.remove(url: stored?.url)
             throw error

@@ -16,9 +16,7 @@ enum ProfileRoutes {
             let caller = try context.requireCaller()
             let patch = try RequestFields.decode(ProfilePatch.self, from: request).validated()
             try blockedWords.check(patch.username, patch.fullName, patch.bio)
-            let updated = try profiles.update(caller.userID, with: patch)
-            if patch.avatar != .keep { images.release([updated.previousAvatar]) }
-            return answer(updated.profile)
+            return answer(try profiles.update(caller.userID, with: patch))
         }
 
         routes.put("/api/profiles/me/avatar", access: .required,
@@ -29,22 +27,17 @@ enum ProfileRoutes {
             }
             try context.http.requireHeavyLane()
             let stored = try images.keepAvatar(file)
-            let updated: ProfileService.Updated
             do {
-                updated = try profiles.update(caller.userID, with: ProfilePatch(avatar: .set(stored.url)))
+                return answer(try profiles.update(caller.userID, with: ProfilePatch(avatar: .set(stored.url))))
             } catch {
                 images.remove(url: stored.url)
                 throw error
             }
-            images.release([updated.previousAvatar])
-            return answer(updated.profile)
         }
 
         routes.delete("/api/profiles/me/avatar", access: .required) { _, context in
             let caller = try context.requireCaller()
-            let updated = try profiles.update(caller.userID, with: ProfilePatch(avatar: .clear))
-            images.release([updated.previousAvatar])
-            return answer(updated.profile)
+            return answer(try profiles.update(caller.userID, with: ProfilePatch(avatar: .clear)))
         }
     }
 

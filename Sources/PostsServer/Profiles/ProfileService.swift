@@ -4,6 +4,8 @@ import Postgres
 /// Profiles come back as API.md's JSON, written by `ProfileShape`.
 struct ProfileService: Sendable {
     let pool: ConnectionPool
+    /// Where a replaced avatar's deletion is queued.
+    let images: ImageStore
 
     /// One profile; with a caller, its `followed_by_me`.
     func profile(of userID: Int64, caller: Caller? = nil) throws -> [UInt8]? {
@@ -38,16 +40,10 @@ struct ProfileService: Sendable {
         }
     }
 
-    /// A profile as changed, and the avatar URL it had before (its file may now be
-    /// unreferenced: see `ImageStore.release`).
-    struct Updated: Sendable {
-        let profile: [UInt8]
-        let previousAvatar: String?
-    }
-
-    /// Applies a validated patch in one statement; 409 when the username is taken by
-    /// someone else, whatever its case.
-    func update(_ userID: Int64, with patch: ProfilePatch) throws -> Updated {
+    /// Applies a validated patch and answers the profile as changed; 409 when the username
+    /// is taken by someone else, whatever its case. An avatar it replaces is queued for
+    /// deletion in the same transaction.
+    func update(_ userID: Int64, with patch: ProfilePatch) throws -> [UInt8] {
         let avatarGiven: Bool
         let avatar: String?
         switch patch.avatar {
@@ -56,9 +52,9 @@ struct ProfileService: Sendable {
         case .set(let url): (avatarGiven, avatar) = (true, url)
         }
         do {
-            let row = try pool.withConnection { connection in
+            return try pool.withTransaction { connection in
                 // The profile's lock before the write, and its change in the same statement.
-                try connection.query("""
+                let row = try connection.query("""
                     WITH lock AS (\(ChangeLog.lock(profile: userID))),
                     previous AS (SELECT avatar_url FROM profiles WHERE user_id = \(userID)),
                     pr AS (
@@ -75,9 +71,11 @@ struct ProfileService: Sendable {
                         source: "FROM pr"))))
                     SELECT \(unsafeSQL: ProfileShape.columns), (SELECT avatar_url FROM previous) AS previous_avatar FROM pr
                     """).first
+                guard let row, let profile = try Self.json(row) else { throw APIError.notFound("no profile for this user") }
+                let previous: String? = try row.decode("previous_avatar")
+                if avatarGiven, previous != avatar { try images.drop([previous], on: connection) }
+                return profile
             }
-            guard let row, let profile = try Self.json(row) else { throw APIError.notFound("no profile for this user") }
-            return Updated(profile: profile, previousAvatar: try row.decode(at: ProfileShape.shape.columnCount))
         } catch let error as PostgresError where error.sqlState == .uniqueViolation {
             throw APIError.conflict("that username is taken")
         }

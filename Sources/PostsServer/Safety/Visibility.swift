@@ -25,6 +25,17 @@ enum Visibility {
         " AND NOT EXISTS (SELECT 1 FROM profiles suspended WHERE suspended.user_id = \(unsafeSQL: column) AND suspended.suspended)"
     }
 
+    /// Whether the notification `n` (its actor's profile joined as `pr`) is one its
+    /// recipient may see as things are now: not from a suspended user, not across a block,
+    /// not from someone the recipient muted. For a reader with no cached sets (a push being
+    /// delivered), read from the tables.
+    static let notificationShown: SQLQuery = """
+         AND NOT pr.suspended
+         AND NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.blocker_id = n.recipient_id AND b.blocked_id = n.actor_id)
+                                                  OR (b.blocker_id = n.actor_id AND b.blocked_id = n.recipient_id))
+         AND NOT EXISTS (SELECT 1 FROM mutes m WHERE m.muter_id = n.recipient_id AND m.muted_id = n.actor_id)
+        """
+
     /// 403 when the author of what the caller acts on is on the other side of a block.
     static func checkInteraction(with authorID: Int64, by caller: Caller) throws(APIError) {
         if caller.relations.blocked.contains(authorID) {

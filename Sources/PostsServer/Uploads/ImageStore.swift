@@ -1,6 +1,7 @@
 import Foundation
 import HTTP
 import Images
+import Postgres
 
 /// The stored images of posts and avatars, kept in an `ObjectStore` (a folder or a
 /// bucket) under names only this server makes (`StoredImageName`). Every upload is made
@@ -11,15 +12,19 @@ struct ImageStore: Sendable {
     /// The upload folder: temporary files only when the store is a bucket.
     let directory: String
     let store: any ObjectStore
-    let deletions: StorageDeletions
+    /// Where deletions are queued (`StorageDeletion`), and the connections to queue one
+    /// outside any transaction with.
+    let jobs: JobScheduler
+    let pool: ConnectionPool
     let sizes = SizesInProgress()
     let counters = ImageCounters()
 
     /// Creates the folder if needed and removes the temporary files a crashed process left behind.
-    init(directory: String, store: any ObjectStore, deletions: StorageDeletions) throws {
+    init(directory: String, store: any ObjectStore, jobs: JobScheduler, pool: ConnectionPool) throws {
         self.directory = directory.hasSuffix("/") ? directory : directory + "/"
         self.store = store
-        self.deletions = deletions
+        self.jobs = jobs
+        self.pool = pool
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         removeAbandonedFiles()
     }
@@ -86,14 +91,24 @@ struct ImageStore: Sendable {
 
     /// Removes at once the image behind a URL this server made for a transaction that did
     /// not commit (anything else is left alone). If the store cannot say yes now, the
-    /// deletion is queued for the worker.
+    /// deletion is queued.
     func remove(url: String?) {
         guard let url, let name = StoredImageName(url: url) else { return }
         do {
             try store.delete(name.allNames)
         } catch {
-            try? deletions.enqueue(url)
+            try? pool.withConnection { try drop([url], on: $0) }
         }
+    }
+
+    /// API.md: a stored image goes once nothing names it. A write that stops naming images
+    /// (an edit, a delete, an avatar replaced) queues their deletion in its own transaction,
+    /// so a crash or a store outage after the commit delays the deletion and never loses
+    /// it; the job checks that no post or profile names the URL again before it deletes.
+    /// URLs this server did not make are left alone.
+    func drop(_ urls: [String?], on connection: PostgresConnection) throws {
+        let ours = urls.compactMap { url in url.flatMap { StoredImageName(url: $0) == nil ? nil : $0 } }
+        try jobs.enqueue(.storageDeletion, ours.map(StorageDeletion.payload), on: connection)
     }
 
     /// Removes every image and size this server stored (`POST /api/dev/reset`); anything

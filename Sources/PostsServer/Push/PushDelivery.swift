@@ -1,0 +1,74 @@
+import Postgres
+
+/// Posts new notifications to `PUSH_WEBHOOK_URL`: the `push.deliver` jobs (`JobKind.push`),
+/// one per notification, each with its `X-Posts-Delivery` id fixed when it was queued. A
+/// batch reads what its bodies need as things are now (the recipient's tokens, the actor's
+/// names), then posts them over one connection with no database connection held. A
+/// notification that is gone (its act undone) or that its recipient may no longer see (the
+/// actor since muted, blocked or suspended) is not posted: its job is simply done.
+final class PushDelivery: JobHandler {
+    private let client: PushWebhookClient
+
+    init(settings: PushSettings, cancellation: CurlTransfer.Cancellation) throws {
+        client = try PushWebhookClient(settings: settings, cancellation: cancellation)
+    }
+
+    /// The push kind's place in the job runner.
+    static func worker(settings: PushSettings) -> JobWorker {
+        JobWorker(kind: .push, makeHandler: { cancellation in try PushDelivery(settings: settings, cancellation: cancellation) })
+    }
+
+    private struct Delivery {
+        let deliveryID: String
+        let payload: PushPayload
+    }
+
+    func perform(_ jobs: [ClaimedJob], context: JobContext) throws -> [JobOutcome] {
+        let deliveries = try load(jobs, on: context.pool)
+        return context.tryInOrder(jobs) { job in
+            guard let delivery = deliveries[job.id] else { return .skipped }
+            switch client.post(delivery.payload.body, deliveryID: delivery.deliveryID) {
+            case .delivered: return .done
+            case .retry(let reason): return .retry(reason)
+            }
+        }
+    }
+
+    /// The jobs' pushes that still stand, by job: the notification, its actor's names and
+    /// the recipient's tokens as they are now (a token removed meanwhile is never posted).
+    private func load(_ jobs: [ClaimedJob], on pool: ConnectionPool) throws -> [Int64: Delivery] {
+        let rows = try pool.withConnection { connection in
+            try connection.query("""
+                SELECT j.id AS job_id, j.payload ->> 'delivery_id' AS delivery_id, n.id AS notification_id, n.type,
+                       n.recipient_id, n.actor_id, n.post_id, n.comment_id::text AS comment_id,
+                       pr.username, pr.full_name, t.platform, t.token, t.device_id
+                FROM jobs j
+                JOIN notifications n ON n.id = (j.payload ->> 'notification_id')::bigint
+                JOIN profiles pr ON pr.user_id = n.actor_id
+                LEFT JOIN push_tokens t ON t.user_id = n.recipient_id
+                WHERE j.id = ANY(\(PostgresArray(jobs.map(\.id))))\(Visibility.notificationShown)
+                ORDER BY j.id, t.created_at, t.platform, t.token
+                """).rows
+        }
+        // One row per token (or one without any): folded back into one push each.
+        var deliveries: [Int64: Delivery] = [:]
+        var tokens: [PushPayload.Token] = []
+        for (index, row) in rows.enumerated() {
+            let jobID: Int64 = try row.decode("job_id")
+            if let platform: String = try row.decode("platform") {
+                tokens.append(PushPayload.Token(platform: platform, token: try row.decode("token"),
+                                                deviceID: try row.decode("device_id")))
+            }
+            let next: Int64? = index + 1 < rows.count ? try rows[index + 1].decode("job_id") : nil
+            guard next != jobID else { continue }
+            let payload = PushPayload(
+                notificationID: try row.decode("notification_id"), type: try row.decode("type"),
+                recipientID: try row.decode("recipient_id"), actorID: try row.decode("actor_id"),
+                actorUsername: try row.decode("username"), actorFullName: try row.decode("full_name"),
+                postID: try row.decode("post_id"), commentID: try row.decode("comment_id"), tokens: tokens)
+            deliveries[jobID] = Delivery(deliveryID: try row.decode("delivery_id"), payload: payload)
+            tokens = []
+        }
+        return deliveries
+    }
+}

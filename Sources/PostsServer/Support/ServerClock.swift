@@ -1,0 +1,44 @@
+import Foundation
+import Locking
+import Postgres
+import Synchronization
+
+/// The server's "now" for what it schedules (a job's next try, a retry window, retention):
+/// the database's clock, moved by an offset that is zero in production. Times are compared
+/// in SQL against `now`, so instances agree whatever their own clocks say; a test that
+/// waits for a timer advances this clock (`advance(by:)`) instead of sleeping through it,
+/// and whatever waits on the clock is woken to look again.
+public final class ServerClock: Sendable {
+    private let offsetMilliseconds = Atomic<Int64>(0)
+    private let observers = ParkingLock<[@Sendable () -> Void]>([])
+
+    public init() {}
+
+    /// How far this clock is ahead of the database's.
+    public var offset: Duration { .milliseconds(offsetMilliseconds.load(ordering: .relaxed)) }
+
+    /// Moves the clock on: jobs due within `duration` are due now, and are looked at at once.
+    public func advance(by duration: Duration) {
+        offsetMilliseconds.add(duration.milliseconds, ordering: .relaxed)
+        for observer in observers.withLock({ $0 }) { observer() }
+    }
+
+    /// `observer` runs (on the advancing thread) each time the clock is advanced.
+    func onAdvance(_ observer: @escaping @Sendable () -> Void) {
+        observers.withLock { $0.append(observer) }
+    }
+
+    /// The clock's now in SQL: the statement's `now()` plus the offset, bound as a value so
+    /// that the statement's text, and its prepared plan, stay the same.
+    var now: SQLQuery {
+        "(now() + make_interval(secs => \(Double(offsetMilliseconds.load(ordering: .relaxed)) / 1000)))"
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds (rounded down).
+    var milliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}
