@@ -142,10 +142,10 @@ import TestSupport
 
     /// Every damaged kind: a JPEG cut short (baseline or progressive), one whose scan data
     /// is garbled (libjpeg only warns of that, and fills the rest with grey), bytes that
-    /// merely start like a JPEG, a PNG and a WebP cut short.
+    /// merely start like a JPEG, a PNG, a WebP and an animated GIF cut short.
     static let damaged: [(ImageFixture, ImageFormat)] = [
         (.truncated, .jpeg), (.truncatedProgressive, .jpeg), (.garbled, .jpeg), (.corrupt, .jpeg),
-        (.truncatedPNG, .png), (.truncatedWebP, .webp),
+        (.truncatedPNG, .png), (.truncatedWebP, .webp), (.truncatedGIF, .gif),
     ]
 
     /// A damaged upload is refused (415), never published as a grey-filled picture.

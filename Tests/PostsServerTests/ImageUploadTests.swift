@@ -102,7 +102,8 @@ import TestSupport
     }
 
     /// What cannot be uploaded whole: cut short (a flaky phone connection), garbled.
-    static let damaged: [ImageFixture] = [.truncated, .truncatedProgressive, .garbled, .corrupt, .truncatedPNG, .truncatedWebP]
+    static let damaged: [ImageFixture] = [.truncated, .truncatedProgressive, .garbled, .corrupt, .truncatedPNG, .truncatedWebP,
+                                          .truncatedGIF]
 
     /// Bytes that start like an image but do not decode to the end are 415 (the client
     /// retries; a grey-filled picture is never published), counted, and leave neither a

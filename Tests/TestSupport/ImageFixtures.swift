@@ -42,6 +42,8 @@ public enum ImageFixture: String, CaseIterable, Sendable {
     /// A PNG and a WebP cut after half of their bytes.
     case truncatedPNG = "truncated.png"
     case truncatedWebP = "truncated.webp"
+    /// The animated GIF cut after two thirds of its bytes, inside a frame.
+    case truncatedGIF = "truncated.gif"
 
     public var path: String {
         get throws { try ImageFixtures.directory() + "/" + rawValue }

@@ -123,6 +123,12 @@ data = buffer.getvalue()
 with open(path("truncated.webp"), "wb") as f:
     f.write(data[: len(data) // 2])
 
+# The animated GIF cut after two thirds of its bytes: inside its second frame's data.
+with open(path("animated.gif"), "rb") as f:
+    data = f.read()
+with open(path("truncated.gif"), "wb") as f:
+    f.write(data[: len(data) * 2 // 3])
+
 # JPEG's magic number, then nothing an image decoder can use.
 with open(path("corrupt.jpg"), "wb") as f:
     f.write(b"\xff\xd8\xff\xe0" + b"not really an image" * 50)
