@@ -44,11 +44,21 @@ void cvips_unref(CVipsImage *image) {
     if (image != NULL) g_object_unref(image);
 }
 
+/// How much damage a format's loader refuses: a truncated or garbled upload must be an
+/// error (415, and the client sends it again), never published as grey pixels. libjpeg
+/// reports damaged scan data (a bad Huffman code, a marker where data should be) only as a
+/// warning and fills the rest with grey, so JPEG fails on warnings, as sharp does by
+/// default; its other warnings (an unknown JFIF version, say) are rare. The other decoders
+/// report damage as errors, while libpng also warns of harmless things (a known-bad sRGB
+/// profile, common in PNGs from the web), so they fail on errors.
+static VipsFailOn fail_on(CVipsFormat format) {
+    return format == CVIPS_JPEG ? VIPS_FAIL_ON_WARNING : VIPS_FAIL_ON_ERROR;
+}
+
 CVipsImage *cvips_open(const char *path, CVipsFormat format, int all_pages, int sequential) {
     VipsImage *out = NULL;
     VipsAccess access = sequential ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM;
-    // A truncated or damaged image is an error, not grey pixels.
-    VipsFailOn fail = VIPS_FAIL_ON_ERROR;
+    VipsFailOn fail = fail_on(format);
     int n = all_pages ? -1 : 1;
     int result = -1;
     switch (format) {
@@ -108,11 +118,13 @@ CVipsImage *cvips_flatten_white(CVipsImage *image) {
     return result == 0 ? out : NULL;
 }
 
-CVipsImage *cvips_thumbnail(const char *path, int width, int crop_square) {
+CVipsImage *cvips_thumbnail(const char *path, CVipsFormat format, int width, int crop_square) {
     VipsImage *out = NULL;
+    // Its loader refuses damage as cvips_open's does: an avatar is made from an upload.
+    VipsFailOn fail = fail_on(format);
     int result = crop_square
         ? vips_thumbnail(path, &out, width, "height", width, "size", VIPS_SIZE_DOWN,
-                         "crop", VIPS_INTERESTING_CENTRE, NULL)
-        : vips_thumbnail(path, &out, width, "height", VIPS_MAX_COORD, "size", VIPS_SIZE_DOWN, NULL);
+                         "crop", VIPS_INTERESTING_CENTRE, "fail_on", fail, NULL)
+        : vips_thumbnail(path, &out, width, "height", VIPS_MAX_COORD, "size", VIPS_SIZE_DOWN, "fail_on", fail, NULL);
     return result == 0 ? out : NULL;
 }

@@ -52,6 +52,9 @@ public enum ImagePipeline {
         if format == .png, !PNGChunks.fit(file: path) {
             throw .unreadable("a PNG chunk is longer than the file")
         }
+        if format == .gif, !GIFBlocks.complete(file: path) {
+            throw .unreadable("the GIF ends in the middle of a block")
+        }
         let pointer = cvips_open(path, Vips.format(format), allFrames ? 1 : 0, sequential ? 1 : 0)
         return try VipsImage.made(pointer) { reason in .unreadable(reason) }
     }

@@ -12,7 +12,7 @@ public enum ImageResizer {
     public static func resize(_ source: String, as format: ImageFormat, toWidth width: Int,
                               writingTo destination: String) throws(ImageFailure) -> ProcessedImage {
         try Vips.start()
-        let image = try VipsImage.made(cvips_thumbnail(source, Int32(width), 0), or: ImageFailure.unreadable)
+        let image = try VipsImage.made(cvips_thumbnail(source, Vips.format(format), Int32(width), 0), or: ImageFailure.unreadable)
         return try finish(image, as: format.still, to: destination)
     }
 
@@ -26,7 +26,7 @@ public enum ImageResizer {
         try ImagePipeline.check(header, limits)
         if format == .gif || format == .webp { try ImagePipeline.checkDecodes(source, as: format, allFrames: false) }
         let square = min(side, header.width, header.frameHeight)
-        let image = try VipsImage.made(cvips_thumbnail(source, Int32(square), 1), or: ImageFailure.unreadable)
+        let image = try VipsImage.made(cvips_thumbnail(source, Vips.format(format), Int32(square), 1), or: ImageFailure.unreadable)
         return try finish(image, as: format.still, to: destination)
     }
 

@@ -28,7 +28,7 @@ struct SharedOptions: ParsableArguments {
     var imageConcurrency: Int?
     @Option(help: "How long changes are kept, e.g. 7d, 12h, 30m, 90s (env CHANGES_RETENTION, default 7d).")
     var changesRetention: String?
-    @Option(help: "How long an unused token keeps working, e.g. 90d, 12h (env TOKEN_TTL, default 90d).")
+    @Option(help: "How long an unused token keeps working, e.g. 90d, 12h, 5s (env TOKEN_TTL, default 90d).")
     var tokenTtl: String?
     @Option(help: "Open connections; past it new ones are closed at once (env MAX_CONNECTIONS, default 10000).")
     var maxConnections: Int?

@@ -102,7 +102,8 @@ import TestSupport
     }
 
     @Test(arguments: [(ImageFixture.wideJPEG, ImageFormat.jpeg, "JPEG", 2000, 1000), (.widePNG, .png, "PNG", 800, 400),
-                      (.stillWebP, .webp, "WEBP", 400, 300), (.smallJPEG, .jpeg, "JPEG", 300, 200)])
+                      (.stillWebP, .webp, "WEBP", 400, 300), (.smallJPEG, .jpeg, "JPEG", 300, 200),
+                      (.progressiveJPEG, .jpeg, "JPEG", 400, 300)])
     func plainImages_keepTheirFormatAndSize(fixture: ImageFixture, format: ImageFormat, pillowName: String,
                                             width: Int, height: Int) throws {
         let output = try Output()
@@ -139,10 +140,19 @@ import TestSupport
         _ = try Self.normalize(.smallJPEG, as: .jpeg, into: output, limits: ImageLimits(maxPixels: 60_000, maxSide: 8192))
     }
 
-    @Test(arguments: [ImageFixture.truncated, .corrupt])
-    func damagedJPEG_isUnreadable(fixture: ImageFixture) throws {
+    /// Every damaged kind: a JPEG cut short (baseline or progressive), one whose scan data
+    /// is garbled (libjpeg only warns of that, and fills the rest with grey), bytes that
+    /// merely start like a JPEG, a PNG, a WebP and an animated GIF cut short.
+    static let damaged: [(ImageFixture, ImageFormat)] = [
+        (.truncated, .jpeg), (.truncatedProgressive, .jpeg), (.garbled, .jpeg), (.corrupt, .jpeg),
+        (.truncatedPNG, .png), (.truncatedWebP, .webp), (.truncatedGIF, .gif),
+    ]
+
+    /// A damaged upload is refused (415), never published as a grey-filled picture.
+    @Test(arguments: damaged)
+    func damagedImage_isUnreadable(fixture: ImageFixture, format: ImageFormat) throws {
         let output = try Output()
-        let failure = Self.failure { try Self.normalize(fixture, as: .jpeg, into: output) }
+        let failure = Self.failure { try Self.normalize(fixture, as: format, into: output) }
         #expect(failure?.isUnreadable == true, "\(String(describing: failure))")
     }
 
@@ -221,6 +231,26 @@ import TestSupport
         #expect(report.format == "PNG" && report.frames == 1)
         let failure = Self.failure { try ImageResizer.avatar(try ImageFixture.bomb.path, as: .png, writingTo: output.path("bomb.png")) }
         #expect(failure?.isTooLarge == true, "\(String(describing: failure))")
+    }
+
+    /// An avatar is made with shrink-on-load, another decoder call than a post's image:
+    /// it refuses the same damage.
+    @Test(arguments: damaged)
+    func avatar_ofADamagedImage_isUnreadable(fixture: ImageFixture, format: ImageFormat) throws {
+        let output = try Output()
+        let failure = Self.failure {
+            try ImageResizer.avatar(try fixture.path, as: format, writingTo: output.path("avatar.\(format.still.fileExtension)"))
+        }
+        #expect(failure?.isUnreadable == true, "\(String(describing: failure))")
+    }
+
+    @Test func avatar_ofAProgressiveJPEG_isMade() throws {
+        let output = try Output()
+        let path = output.path("avatar.jpg")
+        let made = try ImageResizer.avatar(try ImageFixture.progressiveJPEG.path, as: .jpeg, writingTo: path)
+        #expect(made == ProcessedImage(format: .jpeg, width: 300, height: 300))
+        let report = try ImageProbe.inspect(path, at: [(0.1, 0.5), (0.9, 0.5)])
+        #expect(Self.isRed(report.colours[0]) && Self.isBlue(report.colours[1]), "\(report.colours)")
     }
 
     // MARK: measure

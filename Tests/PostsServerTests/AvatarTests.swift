@@ -124,7 +124,7 @@ import TestSupport
         let unauthorized = try APIClient(port: app.server.port).putAvatar(image)
         #expect(unauthorized.status == 401 && unauthorized.json["error"] as? String == "unauthorized")
         #expect(try APIClient(port: app.server.port).send("DELETE", "/api/profiles/me/avatar").status == 401)
-        for bytes in [Array("just some text, not an image".utf8), try ImageFixture.corrupt.bytes] {
+        for bytes in [Array("just some text, not an image".utf8)] + (try ImageUploadTests.damaged.map { try $0.bytes }) {
             let response = try ash().putAvatar(bytes)
             #expect(response.status == 415 && response.json["error"] as? String == "unsupported_media_type", "\(response.text)")
         }

@@ -67,6 +67,19 @@ import Testing
         }
     }
 
+    /// An app's integration tests use a TTL of seconds to reach their sign-in-again path.
+    @Test func tokenTTL_takesAnyDurationFromOneSecond() throws {
+        for (text, seconds) in [("1s", 1), ("3s", 3), ("90s", 90), ("2m", 120), ("90d", 90 * 86_400)] {
+            #expect(try Configuration.fromEnvironment(["TOKEN_TTL": text]).tokenLifetime == .seconds(seconds), "\(text)")
+        }
+        for bad in ["0s", "3", "1.5s", "-1s", "s"] {
+            let refused = #expect(throws: Configuration.Invalid.self, "\(bad)") {
+                try Configuration.fromEnvironment(["TOKEN_TTL": bad])
+            }
+            #expect(refused?.description.hasPrefix("TOKEN_TTL must be a duration") == true)
+        }
+    }
+
     @Test func byteSizes_takeBinaryUnitsOrPlainBytes() {
         #expect(parseByteSize("64MiB") == 64 << 20)
         #expect(parseByteSize("1GiB") == 1 << 30)

@@ -53,7 +53,8 @@ enum UploadFolder {
 
     /// Waits until the folder holds exactly `expected` (the multipart consumer's temporary
     /// file goes when the request is done with, which may be just after its answer left).
-    static func waitUntil(_ app: Application, holds expected: [String], timeout: Duration = .seconds(5)) -> [String] {
+    /// The bound is generous: it costs only a failing test.
+    static func waitUntil(_ app: Application, holds expected: [String], timeout: Duration = .seconds(30)) -> [String] {
         let expected = expected.sorted()
         return pollUntil(timeout: timeout) { files(app) == expected ? expected : nil } ?? files(app)
     }

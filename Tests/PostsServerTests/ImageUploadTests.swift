@@ -15,6 +15,7 @@ import TestSupport
         (.animatedWebP, "webp", "image/webp", 120, 80),
         (.heic, "jpg", "image/jpeg", 640, 480),
         (.stillWebP, "webp", "image/webp", 400, 300),
+        (.progressiveJPEG, "jpg", "image/jpeg", 400, 300),
     ]
 
     @Test func eachAcceptedFormat_is201_withItsSizeInTheAnswerAndOnRead() throws {
@@ -100,13 +101,18 @@ import TestSupport
         #expect(UploadFolder.waitUntil(app, holds: [uploadName(warmUp)]) == [uploadName(warmUp)])
     }
 
-    /// Bytes that start like an image but do not decode are 415, counted, and leave neither
-    /// a post nor a file.
+    /// What cannot be uploaded whole: cut short (a flaky phone connection), garbled.
+    static let damaged: [ImageFixture] = [.truncated, .truncatedProgressive, .garbled, .corrupt, .truncatedPNG, .truncatedWebP,
+                                          .truncatedGIF]
+
+    /// Bytes that start like an image but do not decode to the end are 415 (the client
+    /// retries; a grey-filled picture is never published), counted, and leave neither a
+    /// post nor a file.
     @Test func damagedImages_are415_andLeaveNothing() throws {
         let app = try TestApplication.start()
         defer { app.stop() }
         let client = try APIClient(port: app.server.port)
-        for fixture in [ImageFixture.truncated, .corrupt] {
+        for fixture in Self.damaged {
             let response = try client.createPost(email: "ash@example.com", fixture)
             #expect(response.status == 415 && response.json["error"] as? String == "unsupported_media_type",
                     "\(fixture): \(response.text)")
@@ -114,7 +120,7 @@ import TestSupport
         // Not an image by its first bytes: refused before it is decoded at all.
         let svg = try client.createPost(email: "ash@example.com", image: Array("<svg xmlns='http://www.w3.org/2000/svg'/>".utf8))
         #expect(svg.status == 415)
-        #expect(try MetricsProbe(port: app.server.port).value("images_unreadable_total") == 2)
+        #expect(try MetricsProbe(port: app.server.port).value("images_unreadable_total") == Double(Self.damaged.count))
         #expect(UploadFolder.waitUntil(app, holds: []).isEmpty)
         let posts: Int = try app.pool.withConnection { try $0.query("SELECT count(*) AS n FROM posts").first!.decode("n") }
         #expect(posts == 0)

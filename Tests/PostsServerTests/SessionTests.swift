@@ -80,6 +80,34 @@ import TestSupport
                     == ["used"])
     }
 
+    /// A TOKEN_TTL of seconds (an app's tests reaching their sign-in-again path) slides as
+    /// a long one does: a token used every eighth of its lifetime outlives it, one left
+    /// unused for twice its lifetime is 401. The pauses are the lifetime itself passing;
+    /// a stall of most of a lifetime between two uses would still be survived.
+    @Test func aLifetimeOfSeconds_slidesWithUse_andEndsUnused() throws {
+        let lifetime = Duration.seconds(2)
+        let app = try TestApplication.start {
+            $0.authMode = .token
+            $0.tokenLifetime = lifetime
+        }
+        defer { app.stop() }
+        let idle = try Self.signIn("ash@example.com", device: "idle", in: app)
+        let used = try Self.signIn("ash@example.com", device: "used", in: app)
+        let signedIn = ContinuousClock.now
+        var uses = 0
+        while ContinuousClock.now - signedIn < lifetime * 2 {
+            let answer = try used.get("/api/me")
+            #expect(answer.status == 200, "use \(uses), \(ContinuousClock.now - signedIn) after signing in: \(answer.text)")
+            uses += 1
+            Thread.sleep(forTimeInterval: Double(lifetime.components.seconds) / 8)
+        }
+        // Signed in before `used`, never used since: twice its lifetime has passed.
+        let expired = try idle.get("/api/me")
+        #expect(expired.status == 401 && expired.json["error"] as? String == "unauthorized", "\(expired.text)")
+        #expect(try used.get("/api/me").status == 200)
+        #expect(uses >= 4)
+    }
+
     @Test func export_isOneDocumentOfEverything_streamedFromDisk() throws {
         let app = try TestApplication.start { $0.authMode = .token }
         defer { app.stop() }

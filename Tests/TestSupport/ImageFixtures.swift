@@ -32,6 +32,18 @@ public enum ImageFixture: String, CaseIterable, Sendable {
     case truncated = "truncated.jpg"
     /// JPEG's magic number, then nothing a decoder can use.
     case corrupt = "corrupt.jpg"
+    /// A whole JPEG with 64 bytes of its scan data overwritten: markers intact, bad
+    /// Huffman codes in the middle.
+    case garbled = "garbled.jpg"
+    /// 400×300, progressive.
+    case progressiveJPEG = "progressive.jpg"
+    /// A progressive JPEG cut after half of its bytes.
+    case truncatedProgressive = "truncated-progressive.jpg"
+    /// A PNG and a WebP cut after half of their bytes.
+    case truncatedPNG = "truncated.png"
+    case truncatedWebP = "truncated.webp"
+    /// The animated GIF cut after two thirds of its bytes, inside a frame.
+    case truncatedGIF = "truncated.gif"
 
     public var path: String {
         get throws { try ImageFixtures.directory() + "/" + rawValue }

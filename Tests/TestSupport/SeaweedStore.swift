@@ -151,7 +151,7 @@ public final class SeaweedStore: @unchecked Sendable {
     private var logFile: String { directory + "/weed.log" }
 
     /// Starts the store (again, on the same ports and data once it ran) and waits until
-    /// the S3 port answers and the bucket exists. The first start picks free ports, and
+    /// the S3 port answers, the bucket exists and what it held can be read again. The first start picks free ports, and
     /// others if weed finds one of them taken meanwhile.
     public func start() throws {
         let weed = try Self.weed()
@@ -217,17 +217,40 @@ public final class SeaweedStore: @unchecked Sendable {
 
     private enum Readiness { case ready, exited, timedOut }
 
+    /// Ready: S3 answers, the bucket exists, and every volume the data folder holds is
+    /// known to the master again. S3 and the filer come up before a restarted volume server
+    /// has told the master what it holds, and a read meanwhile is 500 "volume id 1 not
+    /// found". Generous: the whole test run shares two cores.
     private func waitUntilReady(pid: pid_t, ports: Ports) -> Readiness {
-        pollUntil(timeout: .seconds(30)) { () -> Readiness? in
+        let volumes = storedVolumes()
+        return pollUntil(timeout: .seconds(60)) { () -> Readiness? in
             var status: Int32 = 0
             // weed ended, and its guard with it (reaped now).
             if waitpid(pid, &status, WNOHANG) == pid { return .exited }
             // Any answer will do from S3 (403 without a signature); the filer says whether
             // the bucket exists yet.
             guard (try? Self.get(port: ports.s3, "/")) != nil,
-                  (try? Self.get(port: ports.filer, "/buckets/\(bucket)/", json: true))?.status == 200 else { return nil }
+                  (try? Self.get(port: ports.filer, "/buckets/\(bucket)/", json: true))?.status == 200,
+                  volumes.allSatisfy({ Self.masterLocates(volume: $0, port: ports.master) }) else { return nil }
             return .ready
         } ?? .timedOut
+    }
+
+    /// The ids of the volumes in the data folder (`<collection>_<id>.dat`, or `<id>.dat`):
+    /// none before the first start.
+    private func storedVolumes() -> [Int] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory + "/data")) ?? []
+        return names.filter { $0.hasSuffix(".dat") }.compactMap { name in
+            Int(name.dropLast(".dat".count).split(separator: "_").last ?? "")
+        }
+    }
+
+    /// Whether the master can say where the volume is: the volume server holding it has
+    /// registered it (`/dir/lookup` answers its locations; "volume id N not found" before).
+    private static func masterLocates(volume: Int, port: Int) -> Bool {
+        guard let answer = try? get(port: port, "/dir/lookup?volumeId=\(volume)", json: true), answer.status == 200,
+              let locations = answer.json["locations"] as? [Any] else { return false }
+        return !locations.isEmpty
     }
 
     private static func get(port: Int, _ path: String, json: Bool = false) throws -> RawHTTPClient.Response {

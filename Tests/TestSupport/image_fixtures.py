@@ -2,7 +2,7 @@
 
 Made with Pillow (and pillow-heif for HEIC) so that each one carries exactly what a test
 looks for: GPS and a camera serial in EXIF, an orientation tag, PNG text chunks, frames,
-a header that lies about its size, bytes that stop halfway.
+a header that lies about its size, bytes that stop halfway or are garbled.
 """
 import io
 import struct
@@ -92,6 +92,42 @@ gradient(400, 300).save(buffer, format="JPEG", quality=90)
 data = buffer.getvalue()
 with open(path("truncated.jpg"), "wb") as f:
     f.write(data[: len(data) // 3])
+
+# The same kind of JPEG with 64 bytes in the middle of its scan data overwritten, as a
+# flaky transfer or a bad flash block would: its markers are intact (no 0xFF byte in
+# the pattern), so only the decoder sees the damage, as bad Huffman codes.
+scan_start = data.index(b"\xff\xda")
+scan_start += 2 + int.from_bytes(data[scan_start + 2:scan_start + 4], "big")
+middle = scan_start + (len(data) - 2 - scan_start) // 2
+with open(path("garbled.jpg"), "wb") as f:
+    f.write(data[:middle] + bytes((i * 37 + 11) % 255 for i in range(64)) + data[middle + 64:])
+
+# A progressive JPEG (what many apps and web tools write), whole and cut in half.
+buffer = io.BytesIO()
+gradient(400, 300).save(buffer, format="JPEG", quality=90, progressive=True)
+data = buffer.getvalue()
+with open(path("progressive.jpg"), "wb") as f:
+    f.write(data)
+with open(path("truncated-progressive.jpg"), "wb") as f:
+    f.write(data[: len(data) // 2])
+
+# A PNG and a WebP cut in half.
+buffer = io.BytesIO()
+gradient(400, 300).save(buffer, format="PNG")
+data = buffer.getvalue()
+with open(path("truncated.png"), "wb") as f:
+    f.write(data[: len(data) // 2])
+buffer = io.BytesIO()
+gradient(400, 300).save(buffer, format="WEBP", quality=80)
+data = buffer.getvalue()
+with open(path("truncated.webp"), "wb") as f:
+    f.write(data[: len(data) // 2])
+
+# The animated GIF cut after two thirds of its bytes: inside its second frame's data.
+with open(path("animated.gif"), "rb") as f:
+    data = f.read()
+with open(path("truncated.gif"), "wb") as f:
+    f.write(data[: len(data) * 2 // 3])
 
 # JPEG's magic number, then nothing an image decoder can use.
 with open(path("corrupt.jpg"), "wb") as f:

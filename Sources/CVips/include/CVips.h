@@ -33,8 +33,9 @@ void cvips_free_error(char *error);
 void cvips_unref(CVipsImage *image);
 
 /// Opens a file with its format's loader: only the header is read; pixels are decoded when
-/// asked for. all_pages: every frame of an animation, stacked. sequential: pixels are read
-/// once, top to bottom (an image that will be turned needs random access).
+/// asked for, and a truncated or garbled file fails then (it is never filled with grey).
+/// all_pages: every frame of an animation, stacked. sequential: pixels are read once, top
+/// to bottom (an image that will be turned needs random access).
 CVipsImage *cvips_open(const char *path, CVipsFormat format, int all_pages, int sequential);
 
 /// Decodes every pixel of the file once, keeping none (0 when it decodes to the end, -1
@@ -70,6 +71,6 @@ int cvips_save(CVipsImage *image, const char *path, CVipsFormat format, int qual
 /// A smaller copy made with shrink-on-load: width wide (never wider than the image),
 /// aspect kept; crop_square: cut to a width x width square around the centre first. Only
 /// the first frame of an animation. The loader is found by the file's bytes, among the five
-/// cvips_start left.
-CVipsImage *cvips_thumbnail(const char *path, int width, int crop_square);
+/// cvips_start left; it refuses damage as cvips_open does for `format` (the file's format).
+CVipsImage *cvips_thumbnail(const char *path, CVipsFormat format, int width, int crop_square);
 #endif

@@ -52,6 +52,9 @@ public final class Server: Sendable {
     public var bodyMemoryInUse: Int { core.bodyMemory.inUse }
     /// Requests whose body waits for memory from the budget.
     public var bodiesWaitingForMemory: Int { core.bodyMemory.waiting }
+    /// Requests that moved to the heavy lane and wait for one of its threads: their wait
+    /// toward `heavyQueueWait` has begun.
+    public var heavyLaneWaiting: Int { core.heavyWorkers.waitingJobs }
 
     private static func baseURL(host: String, port: Int) -> String {
         let shown = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host

@@ -46,6 +46,9 @@ final class WorkerPool: Sendable {
         ready.signal()
     }
 
+    /// Jobs submitted that no thread has taken yet.
+    var waitingJobs: Int { queue.withLock { $0.jobs.count } }
+
     /// Lets queued jobs finish, then ends the threads.
     func stop() {
         queue.withLock { $0.stopping = true }

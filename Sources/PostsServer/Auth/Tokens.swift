@@ -7,6 +7,10 @@ struct Tokens: Sendable {
     let pool: ConnectionPool
     /// `TOKEN_TTL`: a token unused this long is dead (401, like a revoked one).
     var lifetimeSeconds: Int64 = 90 * 24 * 3600
+    /// How stale `last_used_at` may get before a use writes it again: a minute spares the
+    /// database a write per request, and a quarter of the lifetime keeps a short one (a
+    /// test's few seconds) sliding, so a token used more often than that never dies.
+    var renewalSeconds: Double { min(60, Double(lifetimeSeconds) / 4) }
     /// The callers' blocks and mutes, by version (see `RelationsCache`).
     var relations = RelationsCache()
 
@@ -30,12 +34,12 @@ struct Tokens: Sendable {
     /// The caller a token stands for, or nil when it was never issued, is revoked or has
     /// not been used for `lifetimeSeconds` (the lifetime slides with each use). On the path
     /// of every authenticated request: one lookup in the token_hash index, and a write of
-    /// `last_used_at` at most once a minute per token.
+    /// `last_used_at` at most once per `renewalSeconds` (a minute at most) per token.
     func caller(presenting token: String) throws -> Caller? {
         guard Base64URL.isToken(token) else { return nil }
         return try pool.withConnection { connection -> Caller? in
             guard let row = try connection.query("""
-                SELECT tokens.id, tokens.user_id, tokens.last_used_at < now() - interval '1 minute' AS stale,
+                SELECT tokens.id, tokens.user_id, tokens.last_used_at < now() - make_interval(secs => \(renewalSeconds)) AS stale,
                        (SELECT relations_version FROM users WHERE users.id = tokens.user_id) AS relations_version
                 FROM tokens WHERE NOT EXISTS (SELECT 1 FROM users WHERE users.id = tokens.user_id AND suspended_at IS NOT NULL) AND token_hash = sha256(convert_to(\(token), 'UTF8')) AND revoked_at IS NULL
                 AND last_used_at > now() - make_interval(secs => \(Double(lifetimeSeconds)))

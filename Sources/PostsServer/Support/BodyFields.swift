@@ -26,13 +26,10 @@ struct BodyFields: Sendable {
         }
         switch RequestFields.mediaType(of: request) {
         case "application/json":
-            values = try Self.jsonValues(request.body)
+            values = try Self.jsonValues(try RequestBody.json(request))
             fromForm = false
         case "application/x-www-form-urlencoded":
-            guard let query = QueryParameters(parsing: String(decoding: request.body, as: UTF8.self)) else {
-                throw .malformed("malformed form body")
-            }
-            values = Self.formValues(query.pairs.map { ($0.name, $0.value) })
+            values = Self.formValues(try RequestBody.formFields(request).map { ($0.name, $0.value) })
             fromForm = true
         case "" where request.body.isEmpty:
             values = [:]

@@ -13,12 +13,9 @@ enum RequestFields {
         } else {
             switch mediaType(of: request) {
             case "application/json":
-                json = Data(request.body)
+                json = Data(try RequestBody.json(request))
             case "application/x-www-form-urlencoded":
-                guard let query = QueryParameters(parsing: String(decoding: request.body, as: UTF8.self)) else {
-                    throw .malformed("malformed form body")
-                }
-                json = try object(from: query.pairs.map { ($0.name, $0.value) })
+                json = try object(from: try RequestBody.formFields(request).map { ($0.name, $0.value) })
             case "" where request.body.isEmpty:
                 json = Data("{}".utf8)
             default:
