@@ -34,11 +34,7 @@ public final class Application: Sendable {
         } catch {
             throw Configuration.Invalid(description: "\(error)")
         }
-        var poolConfiguration = ConnectionPool.Configuration(conninfo: databaseURL, size: configuration.databasePoolSize)
-        // The notification trigger queues a push job only for sessions with this on:
-        // without a runner for them, no job would ever leave the table.
-        if configuration.push != nil { poolConfiguration.sessionSettings = [(name: "posts.push", value: "on")] }
-        pool = ConnectionPool(poolConfiguration)
+        pool = ConnectionPool(ConnectionPool.Configuration(conninfo: databaseURL, size: configuration.databasePoolSize))
 
         let storageMetrics = StorageMetrics(logger: logger)
         let store = try StorageSettings.makeStore(configuration.storage, uploadDirectory: configuration.uploadDirectory,
@@ -65,8 +61,10 @@ public final class Application: Sendable {
                                logsCodes: configuration.logsLoginCodes, logger: logger)
         let identity = Identity(tokens: tokens, accounts: accounts, trustsEmails: configuration.authMode == .trust)
         let images = try ImageStore(directory: configuration.uploadDirectory, store: store, jobs: scheduler, pool: pool)
-        let profiles = ProfileService(pool: pool, images: images)
-        let posts = PostService(pool: pool, images: images)
+        // Every write's events become their effects in its own transaction, here.
+        let writes = WritePath(pool: pool, effects: EventEffects(jobs: scheduler))
+        let profiles = ProfileService(pool: pool, writes: writes, images: images)
+        let posts = PostService(pool: pool, writes: writes, images: images)
         measurement = ImageMeasurement(pool: pool, images: images, logger: logger)
 
         let nudge = ChangeNudge()
@@ -87,17 +85,17 @@ public final class Application: Sendable {
         PostRoutes.register(on: &routes, posts: posts, uploadDirectory: configuration.uploadDirectory,
                             blockedWords: blockedWords)
         UploadRoutes.register(on: &routes, images: images)
-        LikeRoutes.register(on: &routes, likes: LikeService(pool: pool))
-        CommentRoutes.register(on: &routes, comments: CommentService(pool: pool), blockedWords: blockedWords)
-        CommentLikeRoutes.register(on: &routes, likes: CommentLikeService(pool: pool))
-        RelationRoutes.register(on: &routes, relations: RelationService(pool: pool))
-        FollowRoutes.register(on: &routes, follows: FollowService(pool: pool), feed: FeedService(pool: pool))
+        LikeRoutes.register(on: &routes, likes: LikeService(pool: pool, writes: writes))
+        CommentRoutes.register(on: &routes, comments: CommentService(pool: pool, writes: writes), blockedWords: blockedWords)
+        CommentLikeRoutes.register(on: &routes, likes: CommentLikeService(writes: writes))
+        RelationRoutes.register(on: &routes, relations: RelationService(pool: pool, writes: writes))
+        FollowRoutes.register(on: &routes, follows: FollowService(pool: pool, writes: writes), feed: FeedService(pool: pool))
         ModerationRoutes.register(on: &routes, reports: ReportService(pool: pool),
-                                  moderation: ModerationService(pool: pool, posts: posts))
+                                  moderation: ModerationService(pool: pool, writes: writes, posts: posts))
         let sessions = Sessions(pool: pool, lifetimeSeconds: configuration.tokenLifetime.components.seconds)
         PushTokenRoutes.register(on: &routes, tokens: PushTokens(pool: pool))
         AccountRoutes.register(on: &routes, sessions: sessions, export: AccountExport(pool: pool, sessions: sessions),
-                               deletion: AccountDeletion(pool: pool, images: images))
+                               deletion: AccountDeletion(writes: writes, images: images))
         feed = ChangeFeed(conninfo: databaseURL, logger: logger, nudge: nudge, keepAliveInterval: configuration.eventsKeepAlive)
         pruner = ChangePruner(pool: pool, retention: configuration.changesRetention,
                               tokenLifetime: configuration.tokenLifetime, logger: logger)

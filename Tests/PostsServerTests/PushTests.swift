@@ -157,6 +157,56 @@ import TestSupport
         #expect(try MailTestSupport.metric(#"jobs_skipped_total{kind="push.deliver"}"#, of: app) == 1)
     }
 
+    /// API.md: a mute hides notifications from the muted user, so nothing of theirs is
+    /// pushed: not a like, not a follow. The next push is someone else's.
+    @Test func aMutedUsersActs_areNeverPushed() throws {
+        let receiver = try PushReceiver()
+        let app = try PushTestSupport.start(pushingTo: receiver)
+        defer { app.stop() }
+        let ash = try APIClient.user("ash@example.com", on: app)
+        let muted = try APIClient.user("muted@example.com", on: app)
+        let cleo = try APIClient.user("cleo@example.com", on: app)
+        let ashID = try ash.userID()
+        #expect(try ash.send("PUT", "/api/users/\(try muted.userID())/mute").status == 200)
+        let post = try ash.createPost("Hello")
+        #expect(try muted.send("PUT", "/api/posts/\(post.id)/like").status == 200)
+        #expect(try muted.follow(ashID).status == 200)
+        #expect(try cleo.follow(ashID).status == 200)
+        let push = try #require(receiver.waitFor(1)?.first)
+        #expect(push.json["body"] as? String == "@\(try cleo.username()) started following you")
+        #expect(try PushTestSupport.waitForOutbox(in: app) { $0.isEmpty } != nil)
+        #expect(receiver.received.count == 1)
+    }
+
+    /// A push queued before its actor was muted, blocked or suspended, and not yet delivered,
+    /// is dropped when its turn comes (API.md "Safety").
+    @Test func aPushQueuedBeforeAMuteABlockOrASuspension_isDropped() throws {
+        let receiver = try PushReceiver()
+        receiver.stop()
+        let app = try PushTestSupport.start(pushingTo: receiver)
+        defer { app.stop() }
+        let ash = try APIClient.user("ash@example.com", on: app)
+        let (muted, blocked, suspended) = (try APIClient.user("m@example.com", on: app), try APIClient.user("b@example.com", on: app),
+                                           try APIClient.user("s@example.com", on: app))
+        let cleo = try APIClient.user("cleo@example.com", on: app)
+        let post = try ash.createPost("Hello")
+        for actor in [muted, blocked, suspended] {
+            #expect(try actor.send("PUT", "/api/posts/\(post.id)/like").status == 200)
+        }
+        #expect(try PushTestSupport.waitForOutbox(in: app) { $0.count == 3 } != nil)
+        #expect(try ash.send("PUT", "/api/users/\(try muted.userID())/mute").status == 200)
+        #expect(try ash.send("PUT", "/api/users/\(try blocked.userID())/block").status == 200)
+        let mod = try APIClient.moderator("mod@example.com", on: app)
+        #expect(try mod.send("POST", "/api/moderation/users/\(try suspended.userID())/suspend", json: [:]).status == 200)
+        #expect(try cleo.send("PUT", "/api/posts/\(post.id)/like").status == 200)
+        try receiver.start()
+        let push = try #require(receiver.waitFor(1)?.first)
+        #expect(push.json["body"] as? String == "@\(try cleo.username()) liked your post")
+        #expect(try PushTestSupport.waitForOutbox(in: app) { $0.isEmpty } != nil)
+        #expect(receiver.received.count == 1)
+        #expect(try MailTestSupport.metric(#"jobs_skipped_total{kind="push.deliver"}"#, of: app) == 3)
+    }
+
     @Test func tokens_removedAreNotPosted_andMoveToWhoeverRegistersThem() throws {
         let receiver = try PushReceiver()
         let app = try PushTestSupport.start(pushingTo: receiver)

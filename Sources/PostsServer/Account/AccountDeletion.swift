@@ -1,51 +1,75 @@
 import Postgres
 
 /// `DELETE /api/me` (API.md "Sessions and the account"): the account is gone in one
-/// transaction, and every change it makes to what others see is recorded. A post of the
-/// account under which someone else has posted stays as a tombstone of the reserved user;
-/// every other post of it goes with its subtree (then the account's alone). The account's
-/// likes and comments on the posts that stay go too, their counters kept exact. Its images
-/// are queued for deletion in the same transaction.
+/// transaction, and every change it makes to what others see is recorded (its events go
+/// through the write path). A post of the account under which someone else has posted
+/// stays as a tombstone of the reserved user; every other post of it goes with its subtree
+/// (then the account's alone). The account's likes and comments on the posts that stay go
+/// too, their counters kept exact. Its images are queued for deletion in the same
+/// transaction.
 struct AccountDeletion: Sendable {
-    let pool: ConnectionPool
+    let writes: WritePath
     let images: ImageStore
 
     func delete(_ userID: Int64) throws {
-        try pool.withTransaction { connection in
+        try writes.run { connection -> Written<Void> in
             // Every post and profile whose state a change below carries, locked before the
-            // first write (its own profile's, and those of its follows' other sides).
-            try connection.query(FollowEdges.lockProfiles(ofAllFollowsOf: userID))
-            try TreeLocks.lock(on: connection) { try touchedPosts(of: userID, on: connection) }
+            // first write, in the one order (`WriteLocks`): its own profile, those of its
+            // follows' other sides (all profiles at once past the cap), the posts it touched.
+            var locks = WriteLocks.profiles([userID])
+            let partners = try Self.followPartners(of: userID, on: connection)
+            if partners.count > WriteLocks.maxProfiles { locks.escalateProfiles() }
+            for partner in partners { locks.add(profile: partner, .exclusive) }
+            try TreeLocks.lock(on: connection, with: locks) { try Self.touchedPosts(of: userID, on: connection) }
+            // A follow made between the read and the locks: its other side too (out of the
+            // order, as a later round of TreeLocks; a deadlock is detected and retried).
+            if locks.people == .shared {
+                let late = try Self.followPartners(of: userID, on: connection).subtracting(partners)
+                if !late.isEmpty { try connection.query(WriteLocks.profiles(Array(late)).sql) }
+            }
             // The account's rows: from here a post, like or comment of it that another of its
             // sessions starts waits on its foreign key and fails once the account is gone,
             // rather than being swept away by the cascade unrecorded.
             try connection.query("""
                 SELECT 1 FROM users u JOIN profiles p ON p.user_id = u.id WHERE u.id = \(userID) FOR UPDATE
                 """)
-            let posts = try ownPosts(of: userID, on: connection)
-            let kept = try tombstones(of: userID, on: connection)
+            let posts = try Self.ownPosts(of: userID, on: connection)
+            let kept = try Self.tombstones(of: userID, on: connection)
             let gone = Set(posts.keys).subtracting(kept)
-            try withdrawLikesAndComments(of: userID, except: gone, on: connection)
-            var files = try Self.bury(kept, by: userID, on: connection)
-            files += try removeSubtrees(of: gone, posts: posts, by: userID, on: connection)
-            files.append(try removeUser(userID, on: connection))
-            try images.drop(files, on: connection)
+            var events = try AccountWithdrawal.likesAndComments(of: userID, except: gone, on: connection)
+            let buried = try Self.bury(kept, by: userID, on: connection)
+            let removed = try Self.removeSubtrees(of: gone, posts: posts, by: userID, on: connection)
+            let user = try Self.removeUser(userID, on: connection)
+            events += buried.events + removed.events + user.events
+            try images.drop(buried.images + removed.images + [user.avatar], on: connection)
+            return Written((), events)
         }
     }
 
+    /// Everyone the account follows or is followed by, up to one past the cap (past it,
+    /// every profile is locked at once and the list is not needed).
+    private static func followPartners(of userID: Int64, on connection: PostgresConnection) throws -> Set<Int64> {
+        Set(try connection.query("""
+            SELECT id FROM (
+                SELECT followee_id AS id FROM follows WHERE follower_id = \(userID)
+                UNION SELECT follower_id FROM follows WHERE followee_id = \(userID)
+            ) partners LIMIT \(literal: WriteLocks.maxProfiles + 1)
+            """).rows.map { try $0.decode("id", as: Int64.self) })
+    }
+
     /// The account's posts, their parents, and the posts it liked or commented on.
-    private func touchedPosts(of userID: Int64, on connection: PostgresConnection) throws -> Set<Int64> {
+    private static func touchedPosts(of userID: Int64, on connection: PostgresConnection) throws -> Set<Int64> {
         Set(try connection.query("""
             SELECT id FROM posts WHERE user_id = \(userID)
             UNION SELECT parent_id FROM posts WHERE user_id = \(userID) AND parent_id IS NOT NULL
             UNION SELECT post_id FROM likes WHERE user_id = \(userID)
             UNION SELECT post_id FROM comments WHERE user_id = \(userID)
             UNION SELECT c.post_id FROM comment_likes cl JOIN comments c ON c.id = cl.comment_id WHERE cl.user_id = \(userID)
-            """).rows.map { try $0.decode(at: 0, as: Int64.self) })
+            """).rows.map { try $0.decode("id", as: Int64.self) })
     }
 
     /// The account's posts by id, with their parents (0 for a root).
-    private func ownPosts(of userID: Int64, on connection: PostgresConnection) throws -> [Int64: Int64] {
+    private static func ownPosts(of userID: Int64, on connection: PostgresConnection) throws -> [Int64: Int64] {
         var posts: [Int64: Int64] = [:]
         for row in try connection.query("SELECT id, coalesce(parent_id, 0) AS parent FROM posts WHERE user_id = \(userID)").rows {
             posts[try row.decode("id")] = try row.decode("parent")
@@ -55,7 +79,7 @@ struct AccountDeletion: Sendable {
 
     /// The account's posts with someone else's post anywhere below: the ancestors of every
     /// other user's post whose parent is the account's, walked up once each.
-    private func tombstones(of userID: Int64, on connection: PostgresConnection) throws -> Set<Int64> {
+    private static func tombstones(of userID: Int64, on connection: PostgresConnection) throws -> Set<Int64> {
         Set(try connection.query("""
             WITH RECURSIVE up(id) AS (
                 SELECT c.parent_id FROM posts c JOIN posts p ON p.id = c.parent_id
@@ -64,93 +88,49 @@ struct AccountDeletion: Sendable {
                 SELECT x.parent_id FROM posts x JOIN up ON x.id = up.id WHERE x.parent_id IS NOT NULL
             )
             SELECT up.id FROM up JOIN posts p ON p.id = up.id WHERE p.user_id = \(userID)
-            """).rows.map { try $0.decode(at: 0, as: Int64.self) })
+            """).rows.map { try $0.decode("id", as: Int64.self) })
     }
 
-    /// The account's likes (of posts and of comments) and comments on the posts that stay
-    /// (all but `gone`, whose rows go with them by cascade), with their counters and changes.
-    private func withdrawLikesAndComments(of userID: Int64, except gone: Set<Int64>,
-                                          on connection: PostgresConnection) throws {
-        let goneIDs = PostgresArray(Array(gone))
-        try connection.query("""
-            WITH withdrawn AS (
-                DELETE FROM likes WHERE user_id = \(userID) AND NOT (post_id = ANY(\(goneIDs))) RETURNING post_id
-            ), upd AS (
-                UPDATE posts p SET like_count = p.like_count - 1 FROM withdrawn WHERE p.id = withdrawn.post_id
-                RETURNING p.id, p.parent_id, p.like_count
-            )
-            \(ChangeLog.record(ChangeRecord(
-                kind: .likeChanged, postID: "upd.id", parentID: "upd.parent_id", userID: "\(userID)",
-                data: [("liked", "false"), ("like_count", "upd.like_count")], source: "FROM upd ORDER BY upd.id")))
-            """)
-        try connection.query("""
-            WITH withdrawn AS (
-                DELETE FROM comment_likes cl USING comments c
-                WHERE cl.user_id = \(userID) AND c.id = cl.comment_id AND NOT (c.post_id = ANY(\(goneIDs)))
-                RETURNING cl.comment_id
-            ), upd AS (
-                UPDATE comments c SET like_count = c.like_count - 1 FROM withdrawn WHERE c.id = withdrawn.comment_id
-                RETURNING c.id, c.post_id, c.like_count
-            )
-            \(ChangeLog.record(ChangeRecord(
-                kind: .commentLiked, postID: "upd.post_id", parentID: "p.parent_id", userID: "\(userID)",
-                data: [("comment_id", "upd.id"), ("liked", "false"), ("like_count", "upd.like_count")],
-                source: "FROM upd JOIN posts p ON p.id = upd.post_id ORDER BY upd.post_id, upd.id")))
-            """)
-        // The account's comments, and the others' replies under its top-level ones (they go
-        // with their thread): every row deleted here is counted here, so the post's count
-        // and the threads' `reply_count` stay exact.
-        try connection.query("""
-            WITH own AS (
-                SELECT id FROM comments WHERE user_id = \(userID) AND NOT (post_id = ANY(\(goneIDs)))
-            ), withdrawn AS (
-                DELETE FROM comments WHERE id IN (SELECT id FROM own) OR reply_to IN (SELECT id FROM own)
-                RETURNING id, post_id, reply_to
-            ), threads AS (
-                SELECT reply_to AS id, count(*) AS n FROM withdrawn
-                WHERE reply_to IS NOT NULL AND reply_to NOT IN (SELECT id FROM withdrawn) GROUP BY reply_to
-            ), thread_upd AS (
-                UPDATE comments c SET reply_count = c.reply_count - threads.n FROM threads WHERE c.id = threads.id
-            ), counts AS (
-                SELECT post_id, count(*) AS n FROM withdrawn GROUP BY post_id
-            ), upd AS (
-                UPDATE posts p SET comment_count = p.comment_count - counts.n FROM counts WHERE p.id = counts.post_id
-                RETURNING p.id, p.parent_id, p.comment_count
-            )
-            \(ChangeLog.record(ChangeRecord(
-                kind: .commentDeleted, postID: "upd.id", parentID: "upd.parent_id", userID: "\(userID)",
-                data: [("comment_id", "withdrawn.id"), ("comment_count", "upd.comment_count"), ("reply_to", "withdrawn.reply_to")],
-                source: "FROM withdrawn JOIN upd ON upd.id = withdrawn.post_id ORDER BY upd.id, withdrawn.id")))
-            """)
-    }
-
-    /// Empties the posts that stay and gives them to the reserved user; their image files.
-    /// Also a moderator's removal of a post with others' replies below (`userID`: who acts).
-    static func bury(_ kept: Set<Int64>, by userID: Int64, on connection: PostgresConnection) throws -> [String?] {
-        guard !kept.isEmpty else { return [] }
+    /// Empties the posts that stay and gives them to the reserved user (whose `posts_count`
+    /// takes them over from their authors'); their images. Also a moderator's removal of a
+    /// post with others' replies below (`userID`: who acts).
+    static func bury(_ kept: Set<Int64>, by userID: Int64, on connection: PostgresConnection) throws -> PostService.SubtreeDeleted {
+        guard !kept.isEmpty else { return PostService.SubtreeDeleted(events: [], images: []) }
         let reserved = try ReservedUser.id(on: connection)
         let ids = PostgresArray(Array(kept))
-        return try connection.query("""
-            WITH old AS (SELECT id, image_url FROM posts WHERE id = ANY(\(ids))),
+        let rows = try connection.query("""
+            WITH old AS (SELECT id, image_url, user_id FROM posts WHERE id = ANY(\(ids))),
             p AS (
                 UPDATE posts SET title = '[deleted]', summary = '', body = '', image_url = NULL, image_width = NULL,
                                  image_height = NULL, location_tag = NULL, timezone = 'UTC', ai_generated = false, deleted = true,
                                  mentions = NULL, user_id = \(reserved)
                 WHERE id = ANY(\(ids)) RETURNING *
-            ), recorded AS (\(ChangeLog.record(ChangeRecord(
-                kind: .postUpdated, postID: "p.id", parentID: "p.parent_id", userID: "\(userID)",
-                data: [("post", "\(unsafeSQL: PostShape.json)")],
-                source: "FROM p \(unsafeSQL: PostShape.authorJoin) ORDER BY p.id"))))
-            SELECT image_url FROM old
-            """).rows.map { try $0.decode("image_url", as: String?.self) }
+            ), moved AS (
+                SELECT user_id, -count(*) AS n FROM old GROUP BY user_id
+                UNION ALL SELECT \(reserved), (SELECT count(*) FROM p)
+            ), counted AS (
+                UPDATE profiles pr SET posts_count = pr.posts_count + m.n
+                FROM (SELECT user_id, sum(n) AS n FROM moved GROUP BY user_id ORDER BY user_id) m WHERE pr.user_id = m.user_id
+            )
+            SELECT \(unsafeSQL: PostShape.columns), old.image_url AS old_image_url
+            FROM p \(unsafeSQL: PostShape.authorJoin) JOIN old ON old.id = p.id ORDER BY p.id
+            """).rows
+        var events: [DomainEvent] = []
+        for row in rows {
+            var post: [UInt8] = []
+            try PostShape.append(row, withLiked: false, to: &post)
+            events.append(.postUpdated(PostUpdated(post: try row.decode("id"), parent: try row.decode("parent_id"),
+                                                   actor: userID, json: post)))
+        }
+        return PostService.SubtreeDeleted(events: events, images: try rows.map { try $0.decode("old_image_url") })
     }
 
     /// Deletes the posts that go, each topmost one with its subtree (all the account's),
-    /// and records one `post.deleted` for each topmost one; their image files.
-    private func removeSubtrees(of gone: Set<Int64>, posts: [Int64: Int64], by userID: Int64,
-                                on connection: PostgresConnection) throws -> [String?] {
+    /// with one `post.deleted` for each topmost one; their images.
+    private static func removeSubtrees(of gone: Set<Int64>, posts: [Int64: Int64], by userID: Int64,
+                                       on connection: PostgresConnection) throws -> PostService.SubtreeDeleted {
         let tops = gone.filter { !gone.contains(posts[$0] ?? 0) }.sorted()
-        guard !tops.isEmpty else { return [] }
+        guard !tops.isEmpty else { return PostService.SubtreeDeleted(events: [], images: []) }
         let removed = try connection.query("""
             WITH RECURSIVE sub(id, top) AS (
                 SELECT id, id FROM posts WHERE id = ANY(\(PostgresArray(tops)))
@@ -159,45 +139,45 @@ struct AccountDeletion: Sendable {
             )
             DELETE FROM posts p USING sub WHERE p.id = sub.id RETURNING p.id, sub.top, p.image_url
             """).rows
-        var ids: [Int64] = [], topOfID: [Int64] = [], files: [String?] = []
+        var deletedByTop: [Int64: [Int64]] = [:]
+        var images: [String?] = []
         for row in removed {
-            ids.append(try row.decode("id"))
-            topOfID.append(try row.decode("top"))
-            files.append(try row.decode("image_url"))
+            deletedByTop[try row.decode("top"), default: []].append(try row.decode("id"))
+            images.append(try row.decode("image_url"))
         }
-        try connection.query("""
-            WITH removed AS (SELECT * FROM unnest(\(PostgresArray(ids)), \(PostgresArray(topOfID))) AS r(id, top)),
-            grouped AS (SELECT top, array_agg(id ORDER BY id) AS ids FROM removed GROUP BY top),
-            tops AS (SELECT * FROM unnest(\(PostgresArray(tops)), \(PostgresArray(tops.map { posts[$0] ?? 0 }))) AS t(id, parent)),
-            counts AS (SELECT parent, count(*) AS n FROM tops WHERE parent <> 0 GROUP BY parent),
-            parent AS (
-                UPDATE posts p SET child_count = p.child_count - counts.n FROM counts WHERE p.id = counts.parent
-                RETURNING p.id, p.child_count
-            )
-            \(ChangeLog.record(ChangeRecord(
-                kind: .postDeleted, postID: "tops.id", parentID: "nullif(tops.parent, 0)", userID: "\(userID)",
-                data: [("deleted_ids", "grouped.ids")],
-                omittedWhenNull: ("parent_child_count", "parent.child_count"),
-                source: "FROM tops JOIN grouped ON grouped.top = tops.id LEFT JOIN parent ON parent.id = tops.parent ORDER BY tops.id")))
-            """)
-        return files
+        // The parents that stay lose their children, in one statement.
+        let lost = Dictionary(tops.compactMap { posts[$0] }.filter { $0 != 0 }.map { ($0, Int64(1)) }, uniquingKeysWith: +)
+        var parentCounts: [Int64: Int] = [:]
+        for row in try connection.query("""
+            UPDATE posts p SET child_count = p.child_count - l.n
+            FROM unnest(\(PostgresArray(Array(lost.keys))), \(PostgresArray(Array(lost.values)))) AS l(id, n) WHERE p.id = l.id
+            RETURNING p.id, p.child_count
+            """).rows {
+            parentCounts[try row.decode("id")] = Int(try row.decode("child_count", as: Int32.self))
+        }
+        let events: [DomainEvent] = tops.map { top in
+            let parent = posts[top].flatMap { $0 == 0 ? nil : $0 }
+            return .postsDeleted(PostsDeleted(post: top, parent: parent, parentChildCount: parent.flatMap { parentCounts[$0] },
+                                              actor: userID, deletedIDs: (deletedByTop[top] ?? []).sorted()))
+        }
+        return PostService.SubtreeDeleted(events: events, images: images)
     }
 
-    /// The user row (its profile, tokens, keys, likes and comments go with it by cascade),
-    /// its codes and messages, and the profile's change; its avatar's file.
-    private func removeUser(_ userID: Int64, on connection: PostgresConnection) throws -> String? {
-        // Its follows both ways, with the other sides' counters, before the cascade.
-        try connection.query("""
-            WITH \(FollowEdges.removal(where: "f.follower_id = \(userID) OR f.followee_id = \(userID)", by: "\(userID)"))
-            SELECT 1
-            """)
-        try connection.query(ChangeLog.record(ChangeRecord(kind: .profileDeleted, userID: "\(userID)", data: [])))
+    /// Its follows both ways with the other sides' counters, then the user row (its
+    /// profile, tokens, keys, likes and comments go with it by cascade), its codes and
+    /// messages; the profile's deletion; its avatar.
+    private static func removeUser(_ userID: Int64, on connection: PostgresConnection) throws -> (events: [DomainEvent], avatar: String?) {
+        let unfollowed = try connection.query("""
+            WITH \(FollowEdges.removal(where: "f.follower_id = \(userID) OR f.followee_id = \(userID)"))
+            \(unsafeSQL: FollowEdges.changed("gone"))
+            """).rows
         let row = try connection.query("""
             WITH gone AS (DELETE FROM users WHERE id = \(userID) RETURNING email),
             codes AS (DELETE FROM login_codes WHERE email = (SELECT email FROM gone)),
             mail AS (DELETE FROM outbox WHERE recipient = (SELECT email FROM gone))
             SELECT (SELECT avatar_url FROM profiles WHERE user_id = \(userID)) AS avatar_url
             """).firstRow()
-        return try row.decode("avatar_url")
+        let events = try FollowEdges.followChanges(unfollowed, following: false, actor: { _ in userID }, byAccountDeletion: true)
+        return (events + [.profileDeleted(ProfileDeleted(user: userID))], try row.decode("avatar_url"))
     }
 }

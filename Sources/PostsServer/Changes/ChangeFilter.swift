@@ -65,7 +65,7 @@ struct ChangeFilter: Sendable, Equatable {
     func matches(_ change: Change) -> Bool {
         switch audience {
         case .everyone: if change.recipientID != nil { return false }
-        case .recipient(let id): if change.recipientID != id { return false }
+        case .recipient(let id): if change.recipientID != id || change.type != "notification" { return false }
         case .all: break
         }
         if let postID, change.postID != postID && change.parentID != postID { return false }
@@ -94,7 +94,9 @@ struct ChangeFilter: Sendable, Equatable {
     /// one branch without a condition (the primary key).
     var branches: [SQLQuery] {
         var criteria: [[SQLQuery]] = []
-        if case .recipient(let id) = audience { criteria.append(["c.recipient_id = \(id)"]) }
+        // Only notifications reach a recipient's stream (other private changes are for the
+        // live feed's own bookkeeping: `relations.changed`); the partial index says so too.
+        if case .recipient(let id) = audience { criteria.append(["c.recipient_id = \(id) AND c.type = 'notification'"]) }
         if let postID {
             criteria.append(["c.post_id = \(postID)", "c.parent_id = \(postID) AND c.post_id IS DISTINCT FROM \(postID)"])
         }

@@ -5,40 +5,37 @@ import Postgres
 /// left unlocked. Only posts' advisory locks: nothing is written, so the transaction has
 /// no xid yet when they are all held.
 enum TreeLocks {
-    /// Past this many posts an operation takes the whole tree alone instead: PostgreSQL's
-    /// lock table is shared by every transaction (64 × max_connections entries by default).
-    static let maxLockedPosts = 256
-
     /// Rounds of "lock, read again" before giving up: each round only runs when a
     /// concurrent write changed the shape between the read and the locks.
     private static let maxRounds = 16
 
     /// Locks every post `covered` names, reading it again after each round of locks, until
     /// it names none unlocked; returns its last answer. The first read decides: more than
-    /// `maxLockedPosts` and the tree is taken alone (which covers everything).
+    /// `WriteLocks.maxPosts` and the tree is taken alone (which covers everything). `with`:
+    /// what else the write locks (its profiles), taken with the first round in the one order.
     @discardableResult
-    static func lock(on connection: PostgresConnection, covering covered: () throws -> Set<Int64>) throws -> Set<Int64> {
+    static func lock(on connection: PostgresConnection, with others: WriteLocks = WriteLocks(),
+                     covering covered: () throws -> Set<Int64>) throws -> Set<Int64> {
         var wanted = try covered()
-        if wanted.count > maxLockedPosts {
-            try connection.query(ChangeLog.lockTree)
+        var first = others
+        first.add(posts: Array(wanted))
+        if first.tree == .exclusive {
+            try connection.query(first.sql)
             return try covered()
         }
-        var held = Set<Int64>()
+        // The first round takes everything in the one order (`WriteLocks`); a later round
+        // takes its posts out of key order, and a deadlock that may cause is detected by
+        // PostgreSQL and the transaction run again (`withTransaction`).
+        try connection.query(first.sql)
+        var held = wanted
         for _ in 0..<maxRounds {
+            wanted = try covered()
             let missing = wanted.subtracting(held)
             if missing.isEmpty { return wanted }
-            // The shared tree lock comes with the first round (in `lock(posts:)`); a later
-            // round takes its posts out of key order, and a deadlock that may cause is
-            // detected by PostgreSQL and the transaction run again (`withTransaction`).
-            if held.isEmpty {
-                try connection.query(ChangeLog.lock(posts: Array(missing)))
-            } else {
-                try connection.query("""
-                    SELECT pg_advisory_xact_lock(id) FROM unnest(\(PostgresArray(missing.sorted()))) AS id ORDER BY id
-                    """)
-            }
+            try connection.query("""
+                SELECT pg_advisory_xact_lock(id) FROM unnest(\(PostgresArray(missing.sorted()))) AS id ORDER BY id
+                """)
             held.formUnion(missing)
-            wanted = try covered()
         }
         throw APIError(.unavailable, "the posts are changing too fast to lock; try again shortly", retryAfter: 1)
     }

@@ -2,41 +2,27 @@ import Foundation
 import Postgres
 
 /// Adding and deleting comments: each one statement (data-modifying CTEs) that changes the
-/// rows, keeps the counters (`posts.comment_count`, which counts replies too, and the
-/// top-level comment's `reply_count`) and records its change, after the post's lock (see
-/// `ChangeLog`). The one place each kind of change happens.
+/// rows and keeps the counters (`posts.comment_count`, which counts replies too, and the
+/// top-level comment's `reply_count`), after the post's lock (see `ChangeLog`), and says
+/// what happened (`CommentCreated`, `CommentDeleted`) for the write path to record.
 extension CommentService {
     /// Adds a comment (trimmed, 1...2,200 characters: 422 otherwise), or a reply when
     /// `replyTo` names a comment of the same post (422 for another post's, 404 for none): the
     /// comment, or the first answer again for a retried `Idempotency-Key`. 404 when there is
-    /// no post.
+    /// no post, 403 across a block.
     func add(_ text: String, to postID: Int64, replyTo: UUID? = nil, by caller: Caller,
              idempotency: IdempotentRequest?) throws -> Created {
         let body = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard (1...Self.maxLength).contains(body.count) else {
             throw APIError.invalid("body must be 1 to \(Self.maxLength) characters")
         }
-        try Visibility.checkInteraction(withPost: postID, by: caller, pool: pool)
-        let top = try replyTo.map { try topLevel(of: $0, onPost: postID, for: caller) }
-        let insert = { (connection: PostgresConnection) throws -> [UInt8] in
-            // No lookup at all for a text without a candidate `@name` (most of them).
-            let mentions = Mentions.column(try Mentions.resolve([("body", body)], on: connection))
-            guard let row = try connection.query(Self.insertion(body, mentions: mentions, postID: postID, top: top, by: caller)).first else {
-                if try PostService.isTombstone(postID, on: connection) { throw PostService.tombstoneGone }
-                throw APIError.notFound("no such post")
-            }
-            var comment: [UInt8] = []
-            // Without `liked_by_me`: the answer is the comment the change carries, as before.
-            try CommentShape.append(row, to: &comment)
-            return comment
-        }
         do {
-            guard let idempotency else { return .created(try pool.withRetriedStatement(insert)) }
-            return try pool.withTransaction { connection in
-                if let replay = try idempotency.replay(on: connection) { return .replayed(replay) }
-                let comment = try insert(connection)
-                try idempotency.record(comment, as: "comment", on: connection)
-                return .created(comment)
+            return try writes.run { connection -> Written<Created> in
+                if let replay = try idempotency?.replay(on: connection) { return Written(.replayed(replay)) }
+                let thread = try replyTo.map { try Self.thread(of: $0, onPost: postID, for: caller, on: connection) }
+                let written = try Self.insert(body, postID: postID, thread: thread, by: caller, on: connection)
+                try idempotency?.record(written.value, as: "comment", on: connection)
+                return Written(.created(written.value), written.events)
             }
         } catch let error as PostgresError where error.sqlState == .foreignKeyViolation {
             // The post, or the comment replied to, was deleted while this one was written.
@@ -44,75 +30,98 @@ extension CommentService {
         }
     }
 
-    /// The top-level comment a reply to `id` attaches to (replies are one level deep: a reply
-    /// to a reply joins the same thread). 404 for no such comment (or one whose author or
-    /// whose thread's author is suspended), 422 for another post's, 403 across a block.
-    private func topLevel(of id: UUID, onPost postID: Int64, for caller: Caller) throws -> UUID {
-        let row = try pool.withConnection { connection in
-            try connection.query("""
-                SELECT c.post_id, coalesce(c.reply_to, c.id) AS top, c.user_id, t.user_id AS top_user_id
-                FROM comments c JOIN comments t ON t.id = coalesce(c.reply_to, c.id)
-                WHERE c.id = \(id)\(Visibility.activeAuthor(of: "c.user_id"))\(Visibility.activeAuthor(of: "t.user_id"))
-                """).first
-        }
+    /// The thread a reply joins: its top-level comment (replies are one level deep: a reply
+    /// to a reply joins the same thread) and that comment's author.
+    private struct Thread {
+        let top: UUID
+        let author: Int64
+    }
+
+    /// 404 for no such comment (or one whose author or whose thread's author is suspended),
+    /// 422 for another post's, 403 across a block. A read, before the write's locks.
+    private static func thread(of id: UUID, onPost postID: Int64, for caller: Caller,
+                               on connection: PostgresConnection) throws -> Thread {
+        let row = try connection.query("""
+            SELECT c.post_id, coalesce(c.reply_to, c.id) AS top, c.user_id, t.user_id AS top_user_id
+            FROM comments c JOIN comments t ON t.id = coalesce(c.reply_to, c.id)
+            WHERE c.id = \(id)\(Visibility.activeAuthor(of: "c.user_id"))\(Visibility.activeAuthor(of: "t.user_id"))
+            """).first
         guard let row else { throw APIError.notFound("no such comment") }
         guard try row.decode("post_id", as: Int64.self) == postID else {
             throw APIError.invalid("reply_to must name a comment of the same post")
         }
         try Visibility.checkInteraction(with: try row.decode("user_id", as: Int64.self), by: caller)
-        try Visibility.checkInteraction(with: try row.decode("top_user_id", as: Int64.self), by: caller)
-        return try row.decode("top")
+        let author: Int64 = try row.decode("top_user_id")
+        try Visibility.checkInteraction(with: author, by: caller)
+        return Thread(top: try row.decode("top"), author: author)
     }
 
-    /// The insert, the post's count, the thread's `reply_count` for a reply, and the change.
-    /// Should the thread's top-level comment be deleted before this statement holds the
-    /// post's lock, its update finds no row and the insert's foreign key fails the whole
-    /// statement (404): no count moves without its row.
-    private static func insertion(_ body: String, mentions: String?, postID: Int64, top: UUID?, by caller: Caller) -> SQLQuery {
-        let thread: SQLQuery = top == nil ? "" : """
+    /// The insert, the post's count and the thread's `reply_count` for a reply, in one
+    /// statement. Should the thread's top-level comment be deleted before this statement
+    /// holds the post's lock, its update finds no row and the insert's foreign key fails
+    /// the whole statement (404): no count moves without its row.
+    private static func insert(_ body: String, postID: Int64, thread: Thread?, by caller: Caller,
+                               on connection: PostgresConnection) throws -> Written<[UInt8]> {
+        // No lookup at all for a text without a candidate `@name` (most of them).
+        let mentions = try Mentions.resolve([("body", body)], on: connection)
+        let top = thread?.top
+        let threadUpdate: SQLQuery = top == nil ? "" : """
             thread AS (
                 UPDATE comments SET reply_count = reply_count + 1 WHERE id = \(top) AND EXISTS (SELECT 1 FROM post)
                 RETURNING id
             ),
             """
-        return """
-            WITH lock AS (\(ChangeLog.lock(posts: [postID]))),
+        let query: SQLQuery = """
+            WITH lock AS (\(WriteLocks.posts([postID]).sql)),
             post AS (
                 UPDATE posts SET comment_count = comment_count + 1
-                WHERE id = \(postID) AND NOT deleted AND \(unsafeSQL: ChangeLog.gate)\(Visibility.activeAuthor(of: "posts.user_id"))
-                RETURNING id, parent_id, comment_count
+                WHERE id = \(postID) AND NOT deleted AND user_id <> ALL(\(caller.relations.blockedParameter))
+                  AND \(unsafeSQL: WriteLocks.gate)\(Visibility.activeAuthor(of: "posts.user_id"))
+                RETURNING id, user_id, parent_id, comment_count
             ),
-            \(thread)c AS (
+            \(threadUpdate)c AS (
                 INSERT INTO comments (post_id, user_id, body, reply_to, mentions)
-                SELECT id, \(caller.userID), \(body), \(top)::uuid, \(mentions)::json FROM post RETURNING *
-            ),
-            recorded AS (\(ChangeLog.record(ChangeRecord(
-                kind: .commentCreated, postID: "post.id", parentID: "post.parent_id", userID: "\(caller.userID)",
-                data: [("comment", "\(unsafeSQL: CommentShape.json)"), ("comment_count", "post.comment_count"),
-                       ("reply_to", "c.reply_to")],
-                source: "FROM post, c \(unsafeSQL: CommentShape.authorJoin)"))))
-            SELECT \(unsafeSQL: CommentShape.columns) FROM c \(unsafeSQL: CommentShape.authorJoin)
+                SELECT id, \(caller.userID), \(body), \(top)::uuid, \(Mentions.column(mentions))::json FROM post RETURNING *
+            )
+            SELECT \(unsafeSQL: CommentShape.columns), post.user_id AS post_author, post.parent_id AS post_parent,
+                   post.comment_count AS post_comment_count
+            FROM c \(unsafeSQL: CommentShape.authorJoin), post
             """
+        guard let row = try connection.query(query).first else {
+            throw try PostService.refusal(toActOn: postID, by: caller, on: connection)
+        }
+        // Without `liked_by_me`: the answer is the comment the change carries.
+        var comment: [UInt8] = []
+        try CommentShape.append(row, to: &comment)
+        return Written(comment, [.commentCreated(CommentCreated(
+            comment: try row.decode("id"), post: postID, postParent: try row.decode("post_parent"),
+            postAuthor: try row.decode("post_author"), replyTo: top, replyToAuthor: thread?.author, actor: caller.userID,
+            json: comment, commentCount: try row.decode("post_comment_count"), mentioned: mentions.map(\.userID)))])
     }
 
     /// Deletes the caller's own comment (a top-level one with its replies): 403 for
     /// another's, 404 for none (or a malformed id).
     func delete(_ id: UUID, by caller: Caller) throws {
-        let row = try pool.withRetriedStatement { try $0.query(Self.deletion(of: id, by: caller, authorOnly: true)).firstRow() }
-        guard let author = try row.decode("author", as: Int64?.self) else { throw APIError.notFound("no such comment") }
-        guard author == caller.userID else { throw APIError.forbidden("only its author may delete a comment") }
-        // Deleted by a request of its author's own an instant before this one.
-        guard try row.decode("deleted", as: Int.self) == 1 else { throw APIError.notFound("no such comment") }
+        try writes.run { connection in
+            let (author, deleted) = try Self.deletion(of: id, by: caller, authorOnly: true, on: connection)
+            guard let author else { throw APIError.notFound("no such comment") }
+            guard author == caller.userID else { throw APIError.forbidden("only its author may delete a comment") }
+            // Deleted by a request of its author's own an instant before this one.
+            guard let deleted else { throw APIError.notFound("no such comment") }
+            return Written((), [.commentDeleted(deleted)])
+        }
     }
 
     /// A moderator's removal of anyone's comment, in the moderator's transaction: 404 for none.
-    static func remove(_ id: UUID, by moderator: Caller, on connection: PostgresConnection) throws {
-        let row = try connection.query(deletion(of: id, by: moderator, authorOnly: false)).firstRow()
-        guard try row.decode("deleted", as: Int.self) == 1 else { throw APIError.notFound("no such comment") }
+    static func remove(_ id: UUID, by moderator: Caller, on connection: PostgresConnection) throws -> [DomainEvent] {
+        guard let deleted = try deletion(of: id, by: moderator, authorOnly: false, on: connection).deleted else {
+            throw APIError.notFound("no such comment")
+        }
+        return [.commentDeleted(deleted)]
     }
 
-    /// The delete, its counts and its change in one statement; `authorOnly`: only the
-    /// caller's own. Answers the comment's author (NULL: none) and how many were deleted.
+    /// The delete and its counts in one statement; `authorOnly`: only the caller's own.
+    /// Answers the comment's author (nil: none) and what was deleted (nil: nothing).
     ///
     /// A top-level comment's replies go by the foreign key's cascade, which sees every reply
     /// committed before the delete (also one committed after this statement's snapshot,
@@ -120,30 +129,32 @@ extension CommentService {
     /// `reply_count` as the delete found it: the row's latest version (a write re-reads a
     /// row changed since its snapshot), which every reply's insert moved under the same
     /// lock. So the count stays exact without listing the replies.
-    private static func deletion(of id: UUID, by caller: Caller, authorOnly: Bool) -> SQLQuery {
-        """
-                WITH target AS (SELECT id, post_id, user_id FROM comments WHERE id = \(id)),
-                mine AS (SELECT post_id FROM target WHERE NOT \(authorOnly) OR user_id = \(caller.userID)),
-                lock AS (\(ChangeLog.lock(postIn: "mine"))),
-                del AS (
-                    DELETE FROM comments c USING target
-                    WHERE c.id = target.id AND (NOT \(authorOnly) OR target.user_id = \(caller.userID)) AND \(unsafeSQL: ChangeLog.gate)
-                    RETURNING c.post_id, c.reply_to, c.reply_count
-                ),
-                thread AS (
-                    UPDATE comments SET reply_count = reply_count - 1 WHERE id = (SELECT reply_to FROM del)
-                ),
-                upd AS (
-                    UPDATE posts SET comment_count = comment_count - 1 - (SELECT reply_count FROM del)
-                    WHERE id = (SELECT post_id FROM del)
-                    RETURNING id, parent_id, comment_count
-                ),
-                recorded AS (\(ChangeLog.record(ChangeRecord(
-                    kind: .commentDeleted, postID: "upd.id", parentID: "upd.parent_id", userID: "\(caller.userID)",
-                    data: [("comment_id", "\(id)"), ("comment_count", "upd.comment_count"),
-                           ("reply_to", "(SELECT reply_to FROM del)")],
-                    source: "FROM upd"))))
-                SELECT (SELECT user_id FROM target) AS author, (SELECT count(*) FROM del) AS deleted
-                """
+    private static func deletion(of id: UUID, by caller: Caller, authorOnly: Bool,
+                                 on connection: PostgresConnection) throws -> (author: Int64?, deleted: CommentDeleted?) {
+        let row = try connection.query("""
+            WITH target AS (SELECT id, post_id, user_id FROM comments WHERE id = \(id)),
+            mine AS (SELECT post_id FROM target WHERE NOT \(authorOnly) OR user_id = \(caller.userID)),
+            lock AS (\(WriteLocks.post(in: "mine"))),
+            del AS (
+                DELETE FROM comments c USING target
+                WHERE c.id = target.id AND (NOT \(authorOnly) OR target.user_id = \(caller.userID)) AND \(unsafeSQL: WriteLocks.gate)
+                RETURNING c.post_id, c.reply_to, c.reply_count
+            ),
+            thread AS (
+                UPDATE comments SET reply_count = reply_count - 1 WHERE id = (SELECT reply_to FROM del)
+            ),
+            upd AS (
+                UPDATE posts SET comment_count = comment_count - 1 - (SELECT reply_count FROM del)
+                WHERE id = (SELECT post_id FROM del)
+                RETURNING id, parent_id, comment_count
+            )
+            SELECT (SELECT user_id FROM target) AS author, upd.id AS post_id, upd.parent_id, upd.comment_count,
+                   (SELECT reply_to FROM del) AS reply_to
+            FROM (SELECT 1) one LEFT JOIN upd ON true
+            """).firstRow()
+        let author: Int64? = try row.decode("author")
+        guard let postID: Int64 = try row.decode("post_id") else { return (author, nil) }
+        return (author, CommentDeleted(comment: id, post: postID, postParent: try row.decode("parent_id"), actor: caller.userID,
+                                       commentCount: try row.decode("comment_count"), replyTo: try row.decode("reply_to")))
     }
 }

@@ -6,6 +6,7 @@ import Postgres
 /// (`CommentService+Writes`), each keeping the counters in the same statement.
 struct CommentService: Sendable {
     let pool: ConnectionPool
+    let writes: WritePath
 
     static let maxLength = 2200
 

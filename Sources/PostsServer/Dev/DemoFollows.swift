@@ -2,7 +2,7 @@ import Postgres
 
 /// The demo seed's follows: each new user follows the next three (fewer when there are
 /// fewer users), written before the posts so that the posts' own fan-out fills every feed
-/// (migration 0013); the counters and each follow's change as the routes write them.
+/// (`FeedEffects`); the counters and each follow's event as the routes' follows make them.
 enum DemoFollows {
     static let perUser = 3
 
@@ -14,20 +14,19 @@ enum DemoFollows {
         }
     }
 
-    /// Inserts the pairs; returns how many.
-    static func insert(among users: [Int64], on connection: PostgresConnection) throws -> Int {
+    /// Inserts the pairs; returns their events.
+    static func insert(among users: [Int64], on connection: PostgresConnection) throws -> [DomainEvent] {
         let pairs = pairs(among: users)
-        guard !pairs.isEmpty else { return 0 }
-        try connection.query(FollowEdges.lockProfiles(users))
-        try connection.query("""
+        guard !pairs.isEmpty else { return [] }
+        try connection.query(WriteLocks.profiles(users).sql)
+        let rows = try connection.query("""
             WITH made AS (
                 INSERT INTO follows (follower_id, followee_id)
                 SELECT * FROM unnest(\(PostgresArray(pairs.map(\.0))), \(PostgresArray(pairs.map(\.1))))
                 ON CONFLICT DO NOTHING RETURNING follower_id, followee_id
-            ), \(FollowEdges.counting("made", sign: "+")),
-            \(FollowEdges.recording("made", following: true, by: "r.follower_id"))
-            SELECT 1
-            """)
-        return pairs.count
+            ), \(FollowEdges.counting("made", sign: "+"))
+            \(unsafeSQL: FollowEdges.changed("made"))
+            """).rows
+        return try FollowEdges.followChanges(rows, following: true, actor: { $0 })
     }
 }

@@ -3,9 +3,10 @@ import HTTP
 import Postgres
 
 /// Writes a `DemoPlan`: for `POST /api/dev/seed`, and for the first start of
-/// `posts-server dev`. Each row's change is recorded as the routes record theirs (the
+/// `posts-server dev`. Each row's events go through the write path as the routes' do (the
 /// counts in each change are those right after that row), so an app that follows
-/// `/api/changes` sees seeded content arrive like any other. One transaction: all or nothing.
+/// `/api/changes` sees seeded content arrive like any other, and its people are notified
+/// (never pushed: a seed queues no jobs). One transaction: all or nothing.
 public struct DemoSeed: Sendable {
     public struct Counts: Sendable, Equatable {
         public let users: Int
@@ -23,9 +24,11 @@ public struct DemoSeed: Sendable {
     static let rowsPerStatement = 2_000
 
     let pool: ConnectionPool
+    let writes: WritePath
 
     public init(pool: ConnectionPool) {
         self.pool = pool
+        writes = WritePath(pool: pool, effects: EventEffects(jobs: .none))
     }
 
     /// True when it seeded: only a database without users gets the first-start demo. The
@@ -33,7 +36,7 @@ public struct DemoSeed: Sendable {
     @discardableResult
     public func seedIfEmpty() throws -> Bool {
         try pool.withTransaction { connection in
-            try connection.query(ChangeLog.lockTree)
+            try connection.query(WriteLocks.wholeTree.sql)
             let users: Int = try connection.query("SELECT count(*) AS n FROM users WHERE email <> \(ReservedUser.email)").firstRow().decode("n")
             guard users == 0 else { return false }
             _ = try run(users: 5, posts: 24)
@@ -45,8 +48,8 @@ public struct DemoSeed: Sendable {
     /// the newest hundred profiles; with nobody there at all, posts are 409.
     func run(users userCount: Int, posts postCount: Int) throws -> Counts {
         try pool.withTransaction { connection in
-            // Before any write, as every write about posts does (see ChangeLog).
-            try connection.query(ChangeLog.lock(posts: []))
+            // Before any write, as every write about posts does (see WriteLocks).
+            try connection.query(WriteLocks.posts([]).sql)
             let existing = userCount > 0 || postCount == 0 ? [] : try Self.existingAuthors(on: connection)
             guard userCount > 0 || postCount == 0 || !existing.isEmpty else {
                 throw APIError.conflict("there are no users to write the posts: ask for users too")
@@ -57,28 +60,32 @@ public struct DemoSeed: Sendable {
             let created = try DemoRows.insertUsers(plan.users, on: connection)
             let authors = userCount > 0 ? created : existing
             let follows = try DemoFollows.insert(among: created, on: connection)
+            try writes.apply(follows, on: connection)
             let postIDs = try DemoRows.reservePostIDs(count: plan.posts.count, on: connection)
             for range in Self.slices(of: plan.posts.count) {
-                try DemoRows.insertPosts(plan.posts[range], ids: postIDs, authors: authors, on: connection)
+                try writes.apply(DemoRows.insertPosts(plan.posts[range], of: plan.posts, ids: postIDs, authors: authors,
+                                                      on: connection), on: connection)
             }
             for range in Self.slices(of: plan.likes.count) {
-                try DemoRows.insertLikes(plan.likes[range], postIDs: postIDs, authors: authors, on: connection)
+                try writes.apply(DemoRows.insertLikes(plan.likes[range], postIDs: postIDs, authors: authors, on: connection),
+                                 on: connection)
             }
             // Made here so that a reply can name its comment, whichever statement writes either.
             let commentIDs = plan.comments.map { _ in UUID() }
             for range in Self.slices(of: plan.comments.count) {
-                try DemoRows.insertComments(plan.comments[range], of: plan.comments.count, ids: commentIDs, postIDs: postIDs,
-                                            authors: authors, on: connection)
+                try writes.apply(DemoRows.insertComments(plan.comments[range], of: plan.comments, ids: commentIDs,
+                                                         postIDs: postIDs, authors: authors, on: connection), on: connection)
             }
             for range in Self.slices(of: plan.commentLikes.count) {
-                try DemoRows.insertCommentLikes(plan.commentLikes[range], commentIDs: commentIDs, authors: authors, on: connection)
+                try writes.apply(DemoRows.insertCommentLikes(plan.commentLikes[range], commentIDs: commentIDs, authors: authors,
+                                                             on: connection), on: connection)
             }
             for range in Self.slices(of: postIDs.count) {
                 try DemoRows.settleCounters(of: postIDs[range], on: connection)
             }
             return Counts(users: created.count, posts: postIDs.count, likes: plan.likes.count,
                           comments: plan.comments.count, commentLikes: plan.commentLikes.count,
-                          follows: follows)
+                          follows: follows.count)
         }
     }
 

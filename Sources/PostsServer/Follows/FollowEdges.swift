@@ -1,55 +1,32 @@
 import Postgres
 
-/// The SQL every write that removes follows shares (unfollow, block, account deletion):
-/// the rows, both users' counters, the follower's feed rows of the followee, and one
-/// `follow.changed` per follow removed, in one statement. What it counts must hold still:
-/// the statement runs after `lockProfiles` of every user concerned, in its own transaction.
+/// The SQL every write that adds or removes follows shares (follow, unfollow, block,
+/// account deletion, the demo seed): the rows and both users' counters in one statement,
+/// whose answer is each follow changed with the counters after it (`followChanges`), the
+/// events the write returns. What it counts must hold still: the statement runs after the
+/// profile locks of every user concerned (`WriteLocks`), in the write's transaction.
 enum FollowEdges {
-    /// The profile locks of these users, smallest key first (ChangeLog's order): the first
-    /// statement of a transaction that adds or removes their follows. A follow's change
-    /// carries both users' counters, and a new post's fan-out reads its author's followers
-    /// under the same lock, shared (migration 0013).
-    static func lockProfiles(_ userIDs: [Int64]) -> SQLQuery {
-        let keys = Array(Set(userIDs.map { -$0 })).sorted()
-        return "SELECT pg_advisory_xact_lock(key) FROM unnest(\(PostgresArray(keys))) AS key ORDER BY key"
-    }
-
-    /// The profile locks of a user and of everyone it follows or is followed by, smallest
-    /// key first: an account's deletion removes all its follows.
-    static func lockProfiles(ofAllFollowsOf userID: Int64) -> SQLQuery {
-        """
-        SELECT pg_advisory_xact_lock(key) FROM (
-            SELECT -\(userID)::bigint AS key
-            UNION SELECT -followee_id FROM follows WHERE follower_id = \(userID)
-            UNION SELECT -follower_id FROM follows WHERE followee_id = \(userID)
-        ) keys ORDER BY key
-        """
-    }
-
     /// CTEs (to follow a `WITH`) that remove the follows matching `condition` (on the
-    /// follows row, aliased `f`), recorded as made by `actor`; the removed rows are `gone`,
-    /// the counters as they end up `counted` (`user_id`, `followers_count`,
-    /// `following_count`). `when` gates the whole removal (an SQL condition; `true` for none).
-    static func removal(where condition: SQLQuery, by actor: SQLQuery, when gate: SQLQuery = "true") -> SQLQuery {
+    /// follows row, aliased `f`): the removed rows are `gone`, the counters as they end up
+    /// `counted`. `when` gates the whole removal (an SQL condition; `true` for none).
+    static func removal(where condition: SQLQuery, when gate: SQLQuery = "true") -> SQLQuery {
         """
         gone AS (
             DELETE FROM follows f WHERE \(condition) AND \(gate) RETURNING f.follower_id, f.followee_id
-        ), \(counting("gone", sign: "-")),
-        cleared AS (
-            DELETE FROM feed_entries fe USING gone WHERE fe.user_id = gone.follower_id AND fe.author_id = gone.followee_id
-        ), \(recording("gone", following: false, by: actor))
+        ), \(counting("gone", sign: "-"))
         """
     }
 
     /// `counts` and `counted`: the counters of both sides of every row of the CTE `rows`
-    /// (`follower_id`, `followee_id`), moved by `sign` (`+` or `-`) once per row.
+    /// (`follower_id`, `followee_id`), moved by `sign` (`+` or `-`) once per row; the
+    /// profiles' rows are updated in key order (as every lock is taken).
     static func counting(_ rows: String, sign: String) -> SQLQuery {
         """
         counts AS (
             SELECT user_id, sum(followers)::int AS followers, sum(following)::int AS following FROM (
                 SELECT followee_id AS user_id, 1 AS followers, 0 AS following FROM \(unsafeSQL: rows)
                 UNION ALL SELECT follower_id, 0, 1 FROM \(unsafeSQL: rows)
-            ) sides GROUP BY user_id
+            ) sides GROUP BY user_id ORDER BY user_id
         ), counted AS (
             UPDATE profiles pr SET followers_count = pr.followers_count \(unsafeSQL: sign) counts.followers,
                                    following_count = pr.following_count \(unsafeSQL: sign) counts.following
@@ -59,20 +36,31 @@ enum FollowEdges {
         """
     }
 
-    /// `recorded`: one `follow.changed` per row of the CTE `rows`, with the counters left.
-    static func recording(_ rows: String, following: Bool, by actor: SQLQuery) -> SQLQuery {
+    /// A select of every row of the CTE `rows` with the counters after it: the followee's
+    /// `followers_count`, the follower's `following_count`.
+    static func changed(_ rows: String) -> String {
         """
-        recorded AS (\(ChangeLog.record(ChangeRecord(
-            kind: .followChanged, userID: actor,
-            data: [("follower_id", "r.follower_id"), ("followee_id", "r.followee_id"),
-                   ("following", following ? "true" : "false"),
-                   ("followers_count", "coalesce(followee.followers_count, 0)"),
-                   ("following_count", "coalesce(follower.following_count, 0)")],
-            source: """
-                FROM \(unsafeSQL: rows) r LEFT JOIN counted followee ON followee.user_id = r.followee_id
-                LEFT JOIN counted follower ON follower.user_id = r.follower_id
-                ORDER BY r.follower_id, r.followee_id
-                """))))
+        SELECT r.follower_id, r.followee_id, coalesce(followee.followers_count, 0) AS followers_count,
+               coalesce(follower.following_count, 0) AS following_count
+        FROM \(rows) r LEFT JOIN counted followee ON followee.user_id = r.followee_id
+        LEFT JOIN counted follower ON follower.user_id = r.follower_id
         """
+    }
+
+    /// The events of the rows `changed` selected (rows whose `follower_id` is NULL, from an
+    /// outer join that found none, are passed over).
+    static func followChanges(_ rows: [PostgresRow], following: Bool, actor: (Int64) -> Int64,
+                              byAccountDeletion: Bool = false) throws -> [DomainEvent] {
+        try rows.compactMap { row in
+            guard let follower: Int64 = try row.decode("follower_id") else { return nil }
+            return .followChanged(FollowChanged(
+                follower: follower, followee: try row.decode("followee_id"), following: following,
+                followersCount: Int(try row.decode("followers_count", as: Int32.self)),
+                followingCount: Int(try row.decode("following_count", as: Int32.self)), actor: actor(follower),
+                byAccountDeletion: byAccountDeletion))
+        }.sorted { left, right in
+            guard case .followChanged(let l) = left, case .followChanged(let r) = right else { return false }
+            return (l.follower, l.followee) < (r.follower, r.followee)
+        }
     }
 }

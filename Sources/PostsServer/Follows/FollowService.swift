@@ -1,10 +1,11 @@
 import Postgres
 
-/// Follows (API.md "Following"): idempotent writes that keep both users' counters exact,
-/// the follower's home feed filled or emptied (see `FeedService`) and a `follow.changed`
-/// recorded, all in one transaction; and the followers and following pages.
+/// Follows (API.md "Following"): idempotent writes that keep both users' counters exact
+/// and say what happened (`FollowChanged`: the write path records it and fills or empties
+/// the follower's home feed, see `FeedEffects`); and the followers and following pages.
 struct FollowService: Sendable {
     let pool: ConnectionPool
+    let writes: WritePath
 
     /// How many of the followee's newest posts a new follow copies into the follower's feed.
     /// Older ones never appear there (a departure, in CHANGELOG): the copy is part of the
@@ -22,22 +23,22 @@ struct FollowService: Sendable {
     func set(following on: Bool, user target: Int64, by caller: Caller) throws -> State {
         guard target != caller.userID else { throw APIError.invalid("you cannot follow yourself") }
         let me = caller.userID
-        let row = try pool.withTransaction { connection in
-            // Both users' follows and counters hold still, and the write below reads with a
-            // snapshot taken after the locks (see migration 0013 and FeedService).
-            try connection.query(FollowEdges.lockProfiles([me, target]))
-            return try connection.query(on ? follow(target, by: me) : unfollow(target, by: me)).firstRow()
+        return try writes.run { connection in
+            // Both users' follows and counters hold still (see FollowEdges, FeedEffects).
+            try connection.query(WriteLocks.profiles([me, target]).sql)
+            let rows = try connection.query(on ? follow(target, by: me) : unfollow(target, by: me)).rows
+            guard let row = rows.first, try row.decode("found", as: Int.self) == 1 else { throw APIError.notFound("no such user") }
+            if try row.decode("blocked", as: Bool.self) {
+                throw APIError.forbidden("you cannot follow this user: one of you blocked the other")
+            }
+            let state = State(following: on, followersCount: Int(try row.decode("target_followers_count", as: Int32.self)))
+            return Written(state, try FollowEdges.followChanges(rows, following: on, actor: { _ in me }))
         }
-        guard try row.decode("found", as: Int.self) == 1 else { throw APIError.notFound("no such user") }
-        if try row.decode("blocked", as: Bool.self) {
-            throw APIError.forbidden("you cannot follow this user: one of you blocked the other")
-        }
-        return State(following: on, followersCount: Int(try row.decode("followers_count", as: Int32.self)))
     }
 
-    /// The follow, the counters, the backfill and the change; `found`, `blocked` (checked
-    /// against the table under the locks: the caller's cached sets may be a moment old)
-    /// and the followee's `followers_count` after it.
+    /// The follow and the counters; `found`, `blocked` (checked against the table under
+    /// the locks: the caller's cached sets may be a moment old), the followee's
+    /// `followers_count` after it, and the follow made (if any) with its counters.
     private func follow(_ target: Int64, by me: Int64) -> SQLQuery {
         """
         WITH target AS (SELECT user_id FROM profiles WHERE user_id = \(target)),
@@ -47,16 +48,8 @@ struct FollowService: Sendable {
             INSERT INTO follows (follower_id, followee_id) SELECT \(me), user_id FROM target
             WHERE NOT EXISTS (SELECT 1 FROM blocked)
             ON CONFLICT DO NOTHING RETURNING follower_id, followee_id
-        ), \(FollowEdges.counting("made", sign: "+")),
-        backfill AS (
-            INSERT INTO feed_entries (user_id, post_id, author_id, created_at)
-            SELECT made.follower_id, recent.id, recent.user_id, recent.created_at FROM made, LATERAL (
-                SELECT id, user_id, created_at FROM posts WHERE user_id = made.followee_id AND NOT deleted
-                ORDER BY created_at DESC, id DESC LIMIT \(literal: Self.backfillLimit)
-            ) recent
-            ON CONFLICT DO NOTHING
-        ), \(FollowEdges.recording("made", following: true, by: "\(me)"))
-        \(answer(target))
+        ), \(FollowEdges.counting("made", sign: "+"))
+        \(answer(target, changed: "made"))
         """
     }
 
@@ -64,17 +57,20 @@ struct FollowService: Sendable {
         """
         WITH target AS (SELECT user_id FROM profiles WHERE user_id = \(target)),
         blocked AS (SELECT 1 WHERE false),
-        \(FollowEdges.removal(where: "f.follower_id = \(me) AND f.followee_id = \(target)", by: "\(me)"))
-        \(answer(target))
+        \(FollowEdges.removal(where: "f.follower_id = \(me) AND f.followee_id = \(target)"))
+        \(answer(target, changed: "gone"))
         """
     }
 
-    /// The followee's count: as the write left it, or as it was when nothing changed.
-    private func answer(_ target: Int64) -> SQLQuery {
+    /// The followee's count (as the write left it, or as it was when nothing changed) on
+    /// every row, beside the follow changed, if any.
+    private func answer(_ target: Int64, changed: String) -> SQLQuery {
         """
         SELECT (SELECT count(*) FROM target) AS found, EXISTS (SELECT 1 FROM blocked) AS blocked,
                coalesce((SELECT followers_count FROM counted WHERE user_id = \(target)),
-                        (SELECT followers_count FROM profiles WHERE user_id = \(target)), 0) AS followers_count
+                        (SELECT followers_count FROM profiles WHERE user_id = \(target)), 0) AS target_followers_count,
+               edge.*
+        FROM (SELECT 1) one LEFT JOIN (\(unsafeSQL: FollowEdges.changed(changed))) edge ON true
         """
     }
 

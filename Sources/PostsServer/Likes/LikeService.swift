@@ -1,10 +1,12 @@
 import Postgres
 
-/// Likes: like, unlike and toggle, each one statement (data-modifying CTEs change the like
-/// row and the post's counter together: one round trip, atomic by itself), and the page of
-/// a post's likers. Every write goes through `apply`: the one place a like changes.
+/// Likes: like, unlike and toggle, and the page of a post's likers. Every write goes
+/// through `apply`, the one place a like changes: one statement (data-modifying CTEs change
+/// the like row and the post's counter together, after the post's lock) whose answer says
+/// what happened (`LikeChanged`), whose effects the write path records.
 struct LikeService: Sendable {
     let pool: ConnectionPool
+    let writes: WritePath
 
     enum Action: Sendable {
         case like
@@ -21,30 +23,33 @@ struct LikeService: Sendable {
 
     /// The post's like state after the action, or nil when there is no such post.
     func apply(_ action: Action, post postID: Int64, by caller: Caller) throws -> State? {
-        // Across a block a like may be taken back, never given (a toggle that would unlike
-        // goes on).
-        let gives = try action == .like || (action == .toggle && !caller.relations.blocked.isEmpty && !likes(postID, caller))
-        if gives {
-            try Visibility.checkInteraction(withPost: postID, by: caller, pool: pool)
+        do {
+            return try writes.run { connection in try write(action, post: postID, by: caller, on: connection) }
+        } catch let error as PostgresError where error.sqlState == .foreignKeyViolation {
+            return nil  // the post was deleted while we liked it
         }
+    }
+
+    private func write(_ action: Action, post postID: Int64, by caller: Caller,
+                       on connection: PostgresConnection) throws -> Written<State?> {
         let user = caller.userID
         // What the action deletes and inserts; the counter moves by their difference, and
-        // is not written at all when nothing changed.
+        // is not written at all when nothing changed. Across a block a like may be taken
+        // back, never given: the insert is gated on the author not being on the other side.
         let delete: SQLQuery = action == .like ? "SELECT NULL::bigint AS post_id WHERE false" : """
             DELETE FROM likes WHERE post_id = (SELECT id FROM target) AND user_id = \(user) RETURNING post_id
             """
         let insert: SQLQuery = action == .unlike ? "SELECT NULL::bigint AS post_id WHERE false" : """
             INSERT INTO likes (post_id, user_id) SELECT id, \(user) FROM target WHERE NOT EXISTS (SELECT 1 FROM del)
-            AND NOT target.deleted
+            AND NOT target.deleted AND NOT target.blocked
             ON CONFLICT DO NOTHING RETURNING post_id
             """
-        // The post's lock comes before any write (see ChangeLog); the change is recorded
-        // only when something changed.
         let query: SQLQuery = """
-            WITH lock AS (\(ChangeLog.lock(posts: [postID]))),
+            WITH lock AS (\(WriteLocks.posts([postID]).sql)),
             target AS (
-                SELECT id, parent_id, like_count, deleted FROM posts
-                WHERE id = \(postID) AND \(unsafeSQL: ChangeLog.gate)\(Visibility.activeAuthor(of: "posts.user_id"))
+                SELECT id, user_id, parent_id, like_count, deleted, user_id = ANY(\(caller.relations.blockedParameter)) AS blocked
+                FROM posts
+                WHERE id = \(postID) AND \(unsafeSQL: WriteLocks.gate)\(Visibility.activeAuthor(of: "posts.user_id"))
             ),
             del AS (\(delete)),
             ins AS (\(insert)),
@@ -52,45 +57,35 @@ struct LikeService: Sendable {
                 UPDATE posts SET like_count = like_count + (SELECT count(*) FROM ins) - (SELECT count(*) FROM del)
                 WHERE id = (SELECT id FROM target) AND (EXISTS (SELECT 1 FROM ins) OR EXISTS (SELECT 1 FROM del))
                 RETURNING like_count, parent_id
-            ),
-            -- The parent as of now (the update's row), not as of the statement's start
-            -- (before the lock wait: a reparent may have committed since).
-            recorded AS (\(ChangeLog.record(ChangeRecord(
-                kind: .likeChanged, postID: "target.id", parentID: "upd.parent_id", userID: "\(user)",
-                data: [("liked", "EXISTS (SELECT 1 FROM ins)"), ("like_count", "upd.like_count")],
-                source: "FROM target, upd"))))
+            )
             SELECT (SELECT count(*) FROM target) AS found, coalesce((SELECT deleted FROM target), false) AS tombstone,
+                   coalesce((SELECT blocked FROM target), false) AS blocked, (SELECT user_id FROM target) AS author,
                    coalesce((SELECT like_count FROM upd), (SELECT like_count FROM target)) AS like_count,
+                   (SELECT parent_id FROM upd) AS parent_id,
                    (SELECT count(*) FROM ins) AS inserted, (SELECT count(*) FROM del) AS deleted
             """
-        let row: PostgresRow
-        do {
-            row = try pool.withRetriedStatement { try $0.query(query).firstRow() }
-        } catch let error as PostgresError where error.sqlState == .foreignKeyViolation {
-            return nil  // the post was deleted while we liked it
-        }
-        guard try row.decode("found", as: Int.self) == 1 else { return nil }
-        // A tombstone may lose a like, never gain one (API.md): a toggle that would like it is refused too.
-        if try row.decode("tombstone", as: Bool.self), action != .unlike, try row.decode("deleted", as: Int.self) == 0 {
-            throw PostService.tombstoneGone
-        }
+        let row = try connection.query(query).firstRow()
+        guard try row.decode("found", as: Int.self) == 1 else { return Written(nil) }
         let inserted = try row.decode("inserted", as: Int.self) == 1
         let deleted = try row.decode("deleted", as: Int.self) == 1
+        let gives = action == .like || (action == .toggle && !deleted)
+        // A tombstone may lose a like, never gain one (API.md): a toggle that would like it is refused too.
+        if try row.decode("tombstone", as: Bool.self), gives { throw PostService.tombstoneGone }
+        if try row.decode("blocked", as: Bool.self), gives { throw Visibility.blockedInteraction }
         let liked = switch action {
         case .like: true
         case .unlike: false
         // Neither inserted nor deleted: another request liked it at the same moment.
         case .toggle: !deleted
         }
-        return State(liked: liked, likeCount: try row.decode("like_count"), changed: inserted || deleted)
-    }
-
-    private func likes(_ postID: Int64, _ caller: Caller) throws -> Bool {
-        try pool.withConnection { connection in
-            try connection.query("""
-                SELECT EXISTS (SELECT 1 FROM likes WHERE post_id = \(postID) AND user_id = \(caller.userID)) AS liked
-                """).firstRow().decode("liked", as: Bool.self)
-        }
+        let likeCount: Int = try row.decode("like_count")
+        let state = State(liked: liked, likeCount: likeCount, changed: inserted || deleted)
+        guard inserted || deleted else { return Written(state) }
+        // The parent as of now (the update's row), not as of the statement's start (before
+        // the lock wait: a reparent may have committed since).
+        return Written(state, [.likeChanged(LikeChanged(
+            post: postID, parent: try row.decode("parent_id"), postAuthor: try row.decode("author"), actor: user,
+            liked: inserted, likeCount: likeCount))])
     }
 
     struct Likers: Sendable {

@@ -1,10 +1,11 @@
 import Postgres
 
 /// The moderators' side (API.md "Safety"): the report queue, resolving reports, suspending
-/// users. Every action and its log entry are one transaction; image files of what was
-/// removed are released after the commit.
+/// users. Every action, what follows from it (`WritePath`) and its log entry are one
+/// transaction; images of what was removed are queued for deletion in it.
 struct ModerationService: Sendable {
     let pool: ConnectionPool
+    let writes: WritePath
     let posts: PostService
 
     /// 403 unless the caller is a moderator or an admin (roles are the operator's to grant).
@@ -56,20 +57,22 @@ struct ModerationService: Sendable {
     /// Resolves the report, and with it every open report on the same target: 404 for no
     /// such report, 409 for one already resolved, 422 for `remove` on a user.
     func resolve(_ reportID: Int64, _ action: Action, note: String, by moderator: Caller) throws {
-        try pool.withTransaction { connection in
+        try writes.run { connection -> Written<Void> in
             guard let report = try connection.query("SELECT target_key, status FROM reports WHERE id = \(reportID) FOR UPDATE").first else {
                 throw APIError.notFound("no such report")
             }
             guard try report.decode("status", as: String.self) == "open" else { throw APIError.conflict("the report is resolved already") }
             let key: String = try report.decode("target_key")
-            var files: [String] = []
+            var events: [DomainEvent] = []
             switch (action, ReportService.Target(key: key)) {
             case (.dismiss, _):
                 break
             case (.remove, .post(let id)?):
-                files = try removePost(id, by: moderator, on: connection)
+                let removed = try removePost(id, by: moderator, on: connection)
+                try posts.images.drop(removed.images, on: connection)
+                events = removed.events
             case (.remove, .comment(let id)?):
-                try CommentService.remove(id, by: moderator, on: connection)
+                events = try CommentService.remove(id, by: moderator, on: connection)
             case (.remove, _):
                 throw APIError.invalid("remove applies to a post or a comment; suspend the user instead")
             case (.suspend, _):
@@ -81,7 +84,7 @@ struct ModerationService: Sendable {
                 WHERE target_key = \(key) AND status = 'open'
                 """)
             try ModerationLog.record(action.rawValue, target: key, report: reportID, note: note, by: moderator, on: connection)
-            try posts.images.drop(files, on: connection)
+            return Written((), events)
         }
     }
 
@@ -96,7 +99,7 @@ struct ModerationService: Sendable {
 
     /// A post goes as its author's own delete would, except that others' replies below it
     /// stay (API.md: the tombstone rule of account deletion): then it becomes a tombstone.
-    private func removePost(_ id: Int64, by moderator: Caller, on connection: PostgresConnection) throws -> [String] {
+    private func removePost(_ id: Int64, by moderator: Caller, on connection: PostgresConnection) throws -> PostService.SubtreeDeleted {
         // The subtree holds still before it is asked whose posts it holds: a reply another
         // user adds meanwhile would otherwise be deleted with it (see `TreeLocks`). Read
         // under the locks: a delete of an ancestor may have won the race (404).
@@ -116,7 +119,7 @@ struct ModerationService: Sendable {
                 SELECT 1 FROM subtree s JOIN posts p ON p.id = s.id WHERE p.user_id <> (SELECT user_id FROM posts WHERE id = \(id))
             ) AS others
             """).firstRow().decode("others", as: Bool.self)
-        guard others else { return try posts.deleteSubtree(id, by: moderator, checkingOwner: false, on: connection).1 }
-        return try AccountDeletion.bury([id], by: moderator.userID, on: connection).compactMap { $0 }
+        guard others else { return try posts.deleteSubtree(id, by: moderator, checkingOwner: false, on: connection) }
+        return try AccountDeletion.bury([id], by: moderator.userID, on: connection)
     }
 }

@@ -5,20 +5,25 @@ import Postgres
 /// write about them, and leaves the rest of the tree to everyone else.
 extension PostService {
     /// Deletes the post and its whole subtree (likes and comments go with them by cascade);
-    /// the parent's count drops by one. Returns the ids deleted.
-    @discardableResult
-    func delete(_ id: Int64, by caller: Caller) throws -> [Int64] {
-        try pool.withTransaction { connection in
-            let (deleted, files) = try deleteSubtree(id, by: caller, checkingOwner: true, on: connection)
-            try images.drop(files, on: connection)
-            return deleted
+    /// the parent's count drops by one.
+    func delete(_ id: Int64, by caller: Caller) throws {
+        try writes.run { connection in
+            let deleted = try deleteSubtree(id, by: caller, checkingOwner: true, on: connection)
+            try images.drop(deleted.images, on: connection)
+            return Written((), deleted.events)
         }
     }
 
-    /// The delete in the caller's transaction: the ids deleted and their image files (to
-    /// release after the commit). `checkingOwner` false: a moderator's removal.
+    /// What a subtree's deletion did: its events, and the images it no longer names (to
+    /// queue for deletion in the same transaction).
+    struct SubtreeDeleted {
+        let events: [DomainEvent]
+        let images: [String?]
+    }
+
+    /// The delete in the caller's transaction. `checkingOwner` false: a moderator's removal.
     func deleteSubtree(_ id: Int64, by caller: Caller, checkingOwner: Bool,
-                       on connection: PostgresConnection) throws -> ([Int64], [String]) {
+                       on connection: PostgresConnection) throws -> SubtreeDeleted {
         func check() throws -> OwnedPost {
             checkingOwner ? try owned(id, by: caller, on: connection) : try existing(id, on: connection)
         }
@@ -32,25 +37,28 @@ extension PostService {
         }
         // Read again under the locks: a delete of an ancestor may have won the race.
         let parentID = try check().parentID
+        // The rows, and their authors' `posts_count` (profiles in key order, as every lock).
         let subtree = try connection.query("""
             WITH RECURSIVE subtree(id) AS (
                 SELECT \(id)::bigint
                 UNION ALL
                 SELECT child.id FROM posts child JOIN subtree ON child.parent_id = subtree.id
+            ), gone AS (
+                DELETE FROM posts p USING subtree WHERE p.id = subtree.id RETURNING p.id, p.image_url, p.user_id
+            ), counted AS (
+                UPDATE profiles pr SET posts_count = pr.posts_count - n.n
+                FROM (SELECT user_id, count(*) AS n FROM gone GROUP BY user_id ORDER BY user_id) n WHERE pr.user_id = n.user_id
             )
-            DELETE FROM posts p USING subtree WHERE p.id = subtree.id RETURNING p.id, p.image_url
+            SELECT id, image_url FROM gone ORDER BY id
             """).rows
         let ids: [Int64] = try subtree.map { try $0.decode("id") }
-        try connection.query("""
-            WITH parent AS (
-                UPDATE posts SET child_count = child_count - 1 WHERE id = \(parentID) RETURNING child_count
-            )
-            \(ChangeLog.record(ChangeRecord(
-                kind: .postDeleted, postID: "\(id)", parentID: "\(parentID)::bigint", userID: "\(caller.userID)",
-                data: [("deleted_ids", "\(PostgresArray(ids))")],
-                omittedWhenNull: ("parent_child_count", "(SELECT child_count FROM parent)"))))
-            """)
-        return (ids, try subtree.compactMap { try $0.decode("image_url", as: String?.self) })
+        let parentCount = try connection.query("""
+            UPDATE posts SET child_count = child_count - 1 WHERE id = \(parentID) RETURNING child_count
+            """).first.map { Int(try $0.decode("child_count", as: Int32.self)) }
+        return SubtreeDeleted(
+            events: [.postsDeleted(PostsDeleted(post: id, parent: parentID, parentChildCount: parentCount, actor: caller.userID,
+                                                deletedIDs: ids))],
+            images: try subtree.map { try $0.decode("image_url", as: String?.self) })
     }
 
     /// Moves a post (and its subtree) under another parent, or to the root. A parent that is
@@ -59,7 +67,7 @@ extension PostService {
     /// a loop (A under B's descendant, B under A's) share a lock, so the second checks
     /// after the first has committed.
     func reparent(_ id: Int64, under newParent: Int64?, by caller: Caller) throws -> [UInt8] {
-        try pool.withTransaction { connection -> [UInt8] in
+        try writes.run { connection -> Written<[UInt8]> in
             _ = try owned(id, by: caller, on: connection)
             if newParent == id { throw APIError.conflict("a post cannot be its own parent") }
             try TreeLocks.lock(on: connection) {
@@ -90,13 +98,16 @@ extension PostService {
                     """)
                 try connection.query("UPDATE posts SET parent_id = \(newParent) WHERE id = \(id)")
             }
-            try connection.query(ChangeLog.record(ChangeRecord(
-                kind: .postUpdated, postID: "p.id", parentID: "p.parent_id", oldParentID: "\(oldParent)::bigint",
-                userID: "\(caller.userID)",
-                data: [("post", "\(unsafeSQL: PostShape.json)"), ("old_parent_id", "\(oldParent)::bigint")],
-                source: "FROM posts p \(unsafeSQL: PostShape.authorJoin) WHERE p.id = \(id)")))
-            guard let post = try Self.post(id, caller: caller, on: connection) else { throw APIError.notFound("no such post") }
-            return post
+            let row = try connection.query("""
+                SELECT \(unsafeSQL: PostShape.columns)\(PostShape.likedByMe(caller: caller))
+                FROM posts p \(unsafeSQL: PostShape.authorJoin) WHERE p.id = \(id)
+                """).firstRow()
+            var post: [UInt8] = []
+            try PostShape.append(row, withLiked: false, to: &post)
+            var answer: [UInt8] = []
+            try PostShape.append(row, withLiked: true, to: &answer)
+            return Written(answer, [.postUpdated(PostUpdated(post: id, parent: newParent, actor: caller.userID, json: post,
+                                                             movedFrom: .some(oldParent)))])
         }
     }
 

@@ -1,20 +1,20 @@
 import Postgres
 
-/// Creating and editing posts, each in one transaction that keeps `child_count` exact and
-/// records its change (`ChangeLog`). Image files are kept (renamed into place) before the
-/// commit and removed again if it fails; files of posts that are replaced go after the
-/// commit. Deleting and moving are in `PostService+Tree`.
+/// Creating and editing posts, each in one transaction that keeps `child_count` and the
+/// author's `posts_count` exact and says what happened (`PostCreated`, `PostUpdated`) for
+/// the write path to record. Image files are kept (renamed into place) before the commit
+/// and removed again if it fails; images a commit drops are queued for deletion in it.
+/// Deleting and moving are in `PostService+Tree`.
 extension PostService {
     /// Creates a post: the post, or the first answer again for a retried key.
     func create(_ draft: PostDraft, by caller: Caller, idempotency: IdempotentRequest?) throws -> Created {
-        if let parentID = draft.parentID { try Visibility.checkInteraction(withPost: parentID, by: caller, pool: pool) }
         let stored = try draft.image.map(images.keep)
         do {
-            let outcome = try pool.withTransaction { connection -> Created in
-                if let replay = try idempotency?.replay(on: connection) { return .replayed(replay) }
-                let post = try insert(draft, image: stored, by: caller, on: connection)
-                try idempotency?.record(post, as: "post", on: connection)
-                return .created(post)
+            let outcome = try writes.run { connection -> Written<Created> in
+                if let replay = try idempotency?.replay(on: connection) { return Written(.replayed(replay)) }
+                let written = try insert(draft, image: stored, by: caller, on: connection)
+                try idempotency?.record(written.value, as: "post", on: connection)
+                return Written(.created(written.value), written.events)
             }
             // The first request made the post: this one's image is not needed.
             if case .replayed = outcome { images.remove(url: stored?.url) }
@@ -25,44 +25,70 @@ extension PostService {
         }
     }
 
-    /// The parent's count and the new row in one statement: no parent row, no post (404).
+    /// The row, the parent's count and the author's in one statement: no parent row, no
+    /// post (404). The author's profile lock (shared) comes first: its followers hold still
+    /// until the commit, so the feed's fan-out sees every follow made before (`FeedEffects`).
     private func insert(_ draft: PostDraft, image: ImageStore.Stored?, by caller: Caller,
-                        on connection: PostgresConnection) throws -> [UInt8] {
+                        on connection: PostgresConnection) throws -> Written<[UInt8]> {
         let parentID: Int64? = draft.parentID
         let locationTag: String? = draft.locationTag
         let imageURL: String? = image?.url
         let imageWidth: Int32? = image.map { Int32($0.width) }
         let imageHeight: Int32? = image.map { Int32($0.height) }
         // No lookup at all when no field holds a candidate `@name` (most posts).
-        let mentions = Mentions.column(try Mentions.resolve(
-            [("title", draft.title), ("summary", draft.summary), ("body", draft.body)], on: connection))
-        // The parent's lock before any write (its count is in the change: see ChangeLog).
+        let mentions = try Mentions.resolve([("title", draft.title), ("summary", draft.summary), ("body", draft.body)],
+                                            on: connection)
+        var locks = WriteLocks.posts([parentID])
+        locks.add(profile: caller.userID, .shared)
         let query: SQLQuery = """
-            WITH lock AS (\(ChangeLog.lock(posts: [parentID]))),
+            WITH lock AS (\(locks.sql)),
             parent AS (
                 UPDATE posts SET child_count = child_count + 1
-                WHERE id = \(parentID) AND NOT deleted AND \(unsafeSQL: ChangeLog.gate)\(Visibility.activeAuthor(of: "posts.user_id"))
-                RETURNING id, child_count
+                WHERE id = \(parentID) AND NOT deleted AND user_id <> ALL(\(caller.relations.blockedParameter))
+                  AND \(unsafeSQL: WriteLocks.gate)\(Visibility.activeAuthor(of: "posts.user_id"))
+                RETURNING id, user_id, child_count
             ), p AS (
                 INSERT INTO posts (user_id, parent_id, title, summary, body, image_url, image_width, image_height,
                                    timezone, location_tag, ai_generated, mentions)
                 SELECT \(caller.userID), \(parentID)::bigint, \(draft.title), \(draft.summary), \(draft.body),
                        \(imageURL)::text, \(imageWidth)::int, \(imageHeight)::int,
-                       \(draft.timezone), \(locationTag)::text, \(draft.aiGenerated), \(mentions)::json
-                WHERE (\(parentID)::bigint IS NULL OR EXISTS (SELECT 1 FROM parent)) AND \(unsafeSQL: ChangeLog.gate)
+                       \(draft.timezone), \(locationTag)::text, \(draft.aiGenerated), \(Mentions.column(mentions))::json
+                WHERE (\(parentID)::bigint IS NULL OR EXISTS (SELECT 1 FROM parent)) AND \(unsafeSQL: WriteLocks.gate)
                 RETURNING *
-            ), recorded AS (\(ChangeLog.record(ChangeRecord(
-                kind: .postCreated, postID: "p.id", parentID: "p.parent_id", userID: "p.user_id",
-                data: [("post", "\(unsafeSQL: PostShape.json)")],
-                omittedWhenNull: ("parent_child_count", "(SELECT child_count FROM parent)"),
-                source: "FROM p \(unsafeSQL: PostShape.authorJoin)"))))
-            SELECT \(unsafeSQL: PostShape.columns), false AS liked_by_me FROM p \(unsafeSQL: PostShape.authorJoin)
+            ), counted AS (
+                UPDATE profiles SET posts_count = posts_count + 1 WHERE user_id = \(caller.userID) AND EXISTS (SELECT 1 FROM p)
+            )
+            SELECT \(unsafeSQL: PostShape.columns), parent.user_id AS parent_author, parent.child_count AS parent_child_count
+            FROM p \(unsafeSQL: PostShape.authorJoin) LEFT JOIN parent ON true
             """
-        guard let post = try Self.single(Self.insertingUnderParent(query, on: connection), withLiked: true) else {
-            if let parentID, try Self.isTombstone(parentID, on: connection) { throw Self.tombstoneGone }
-            throw APIError.notFound("no such parent post")
+        guard let row = try Self.insertingUnderParent(query, on: connection).first else {
+            throw try Self.refusal(toActOn: parentID, by: caller, notFound: "no such parent post", on: connection)
         }
-        return post
+        var post: [UInt8] = []
+        try PostShape.append(row, withLiked: false, to: &post)
+        let parentChildCount: Int32? = try row.decode("parent_child_count")
+        return Written(Self.withNoLike(post), [.postCreated(PostCreated(
+            post: try row.decode("id"), author: caller.userID, parent: parentID, parentAuthor: try row.decode("parent_author"),
+            parentChildCount: parentChildCount.map(Int.init), json: post, mentioned: mentions.map(\.userID)))])
+    }
+
+    /// The author's answer: the post as the change carries it, with `liked_by_me` false.
+    private static func withNoLike(_ post: [UInt8]) -> [UInt8] {
+        post.dropLast() + Array(#","liked_by_me":false}"#.utf8)
+    }
+
+    /// Why a write about a post (a like, a comment, a child) found nothing to act on, read
+    /// after the fact: 404 for no such post (or a suspended author's), 410 for a tombstone,
+    /// 403 across a block. (A read only on the way to an error: a write that succeeds never
+    /// pays for it.)
+    static func refusal(toActOn postID: Int64?, by caller: Caller, notFound: String = "no such post",
+                        on connection: PostgresConnection) throws -> APIError {
+        guard let postID, let row = try connection.query("""
+            SELECT user_id, deleted FROM posts WHERE id = \(postID)\(Visibility.activeAuthor(of: "posts.user_id"))
+            """).first else { return APIError.notFound(notFound) }
+        if try row.decode("deleted", as: Bool.self) { return tombstoneGone }
+        if caller.relations.blocked.contains(try row.decode("user_id", as: Int64.self)) { return Visibility.blockedInteraction }
+        return APIError.notFound(notFound)
     }
 
     /// API.md: a tombstone (a post kept from a deleted account) cannot be edited, liked,
@@ -88,8 +114,8 @@ extension PostService {
     func update(_ id: Int64, with edits: PostEdits, by caller: Caller) throws -> [UInt8] {
         let stored = try edits.image.map(images.keep)
         do {
-            return try pool.withTransaction { connection -> [UInt8] in
-                try connection.query(ChangeLog.lock(posts: [id]))
+            return try writes.run { connection -> Written<[UInt8]> in
+                try connection.query(WriteLocks.posts([id]).sql)
                 let owned = try lockOwned(id, by: caller, on: connection)
                 let previous = owned.imageURL
                 let title: String? = edits.title
@@ -111,21 +137,28 @@ extension PostService {
                             image_url = coalesce(\(imageURL)::text, image_url),
                             image_width = CASE WHEN \(imageURL)::text IS NULL THEN image_width ELSE \(imageWidth)::int END,
                             image_height = CASE WHEN \(imageURL)::text IS NULL THEN image_height ELSE \(imageHeight)::int END,
-                            mentions = CASE WHEN \(mentions.changed) THEN \(mentions.column)::json ELSE mentions END
+                            mentions = CASE WHEN \(mentions != nil) THEN \(mentions.map { Mentions.column($0) } ?? nil)::json
+                                            ELSE mentions END
                         WHERE id = \(id) RETURNING *
-                    ), recorded AS (\(ChangeLog.record(ChangeRecord(
-                        kind: .postUpdated, postID: "p.id", parentID: "p.parent_id", userID: "\(caller.userID)",
-                        data: [("post", "\(unsafeSQL: PostShape.json)")],
-                        source: "FROM p \(unsafeSQL: PostShape.authorJoin)"))))
+                    )
                     SELECT \(unsafeSQL: PostShape.columns)\(PostShape.likedByMe(caller: caller))
                     FROM p \(unsafeSQL: PostShape.authorJoin)
                     """
-                guard let post = try Self.single(connection.query(query), withLiked: true) else {
-                    throw APIError.notFound("no such post")
-                }
+                guard let row = try connection.query(query).first else { throw APIError.notFound("no such post") }
+                var post: [UInt8] = []
+                try PostShape.append(row, withLiked: false, to: &post)
+                var answer: [UInt8] = []
+                try PostShape.append(row, withLiked: true, to: &answer)
                 // The image it replaced, if any (the same URL again is no replacement).
                 if stored != nil, previous != stored?.url { try images.drop([previous], on: connection) }
-                return post
+                var updated = PostUpdated(post: id, parent: try row.decode("parent_id"), actor: caller.userID, json: post)
+                if let mentions {
+                    let before = Set(Mentions.decode(owned.mentions).map(\.userID))
+                    let after = Set(mentions.map(\.userID))
+                    updated.mentionsAdded = after.subtracting(before).sorted()
+                    updated.mentionsRemoved = before.subtracting(after).sorted()
+                }
+                return Written(answer, [.postUpdated(updated)])
             }
         } catch {
             images.remove(url: stored?.url)
@@ -147,13 +180,12 @@ extension PostService {
     }
 
     /// An edit's mentions: the edited fields parsed again (names resolved as of now), the
-    /// others' kept as they were (a mention of a user renamed since stays theirs). Nothing
-    /// to write when no text field is edited.
-    static func mentions(after edits: PostEdits, of post: OwnedPost,
-                         on connection: PostgresConnection) throws -> (changed: Bool, column: String?) {
+    /// others' kept as they were (a mention of a user renamed since stays theirs). nil (no
+    /// change) when no text field is edited.
+    static func mentions(after edits: PostEdits, of post: OwnedPost, on connection: PostgresConnection) throws -> [Mention]? {
         let edited = [("title", edits.title), ("summary", edits.summary), ("body", edits.body)]
             .compactMap { field, text in text.map { (field: field, text: $0) } }
-        guard !edited.isEmpty else { return (false, nil) }
+        guard !edited.isEmpty else { return nil }
         let fieldOrder = ["title", "summary", "body"]
         let editedFields = Set(edited.map(\.field))
         let kept = Mentions.decode(post.mentions).filter { !editedFields.contains($0.field) }
@@ -161,7 +193,7 @@ extension PostService {
             ($0.field == $1.field) ? $0.start < $1.start
                 : fieldOrder.firstIndex(of: $0.field)! < fieldOrder.firstIndex(of: $1.field)!
         }
-        return (true, Mentions.column(merged))
+        return merged
     }
 
     /// The post, whoever wrote it (a moderator's removal): 404 if there is none, 410 for a

@@ -4,6 +4,7 @@ import Postgres
 /// Profiles come back as API.md's JSON, written by `ProfileShape`.
 struct ProfileService: Sendable {
     let pool: ConnectionPool
+    let writes: WritePath
     /// Where a replaced avatar's deletion is queued.
     let images: ImageStore
 
@@ -52,10 +53,10 @@ struct ProfileService: Sendable {
         case .set(let url): (avatarGiven, avatar) = (true, url)
         }
         do {
-            return try pool.withTransaction { connection in
-                // The profile's lock before the write, and its change in the same statement.
+            return try writes.run { connection -> Written<[UInt8]> in
+                // The profile's lock before the write (its change carries its counters).
                 let row = try connection.query("""
-                    WITH lock AS (\(ChangeLog.lock(profile: userID))),
+                    WITH lock AS (\(WriteLocks.profiles([userID]).sql)),
                     previous AS (SELECT avatar_url FROM profiles WHERE user_id = \(userID)),
                     pr AS (
                         UPDATE profiles SET
@@ -63,18 +64,15 @@ struct ProfileService: Sendable {
                             full_name = coalesce(\(patch.fullName), full_name),
                             bio = coalesce(\(patch.bio), bio),
                             avatar_url = CASE WHEN \(avatarGiven) THEN \(avatar)::text ELSE avatar_url END
-                        WHERE user_id = \(userID) AND \(unsafeSQL: ChangeLog.gate)
+                        WHERE user_id = \(userID) AND \(unsafeSQL: WriteLocks.gate)
                         RETURNING *
-                    ),
-                    recorded AS (\(ChangeLog.record(ChangeRecord(
-                        kind: .profileUpdated, userID: "pr.user_id", data: [("profile", "\(unsafeSQL: ProfileShape.json)")],
-                        source: "FROM pr"))))
+                    )
                     SELECT \(unsafeSQL: ProfileShape.columns), (SELECT avatar_url FROM previous) AS previous_avatar FROM pr
                     """).first
                 guard let row, let profile = try Self.json(row) else { throw APIError.notFound("no profile for this user") }
                 let previous: String? = try row.decode("previous_avatar")
                 if avatarGiven, previous != avatar { try images.drop([previous], on: connection) }
-                return profile
+                return Written(profile, [.profileUpdated(ProfileUpdated(user: userID, json: profile))])
             }
         } catch let error as PostgresError where error.sqlState == .uniqueViolation {
             throw APIError.conflict("that username is taken")

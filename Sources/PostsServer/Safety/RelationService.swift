@@ -1,9 +1,11 @@
 import Postgres
 
 /// Blocks and mutes (API.md "Safety"): idempotent writes of one row, and the caller's
-/// lists of them, newest first. What they hide is `Visibility`'s.
+/// lists of them, newest first. What they hide is `Visibility`'s; a write that changed a
+/// set says so (`RelationsChanged`), so that the streams already open see it too.
 struct RelationService: Sendable {
     let pool: ConnectionPool
+    let writes: WritePath
 
     enum Kind: Sendable {
         case block, mute
@@ -25,25 +27,31 @@ struct RelationService: Sendable {
         // Whose sets change moves their version on (a block: both users'; a mute: the
         // muter's), in the same statement, so every instance reads the sets again.
         let concerned: [Int64] = kind == .block ? [caller.userID, target] : [caller.userID]
-        // A block also removes the follows between the two, both ways (`FollowEdges`).
-        let unfollows: SQLQuery = kind == .block && on ? """
+        // A block also removes the follows between the two, both ways.
+        let blocking = kind == .block && on
+        let unfollows: SQLQuery = blocking ? """
             , \(FollowEdges.removal(where: """
                 (f.follower_id = \(caller.userID) AND f.followee_id = \(target))
                 OR (f.follower_id = \(target) AND f.followee_id = \(caller.userID))
-                """, by: "\(caller.userID)"))
+                """))
             """ : ""
-        let found = try pool.withTransaction { connection in
-            if kind == .block && on { try connection.query(FollowEdges.lockProfiles(concerned)) }
-            return try connection.query("""
+        let removed: String = blocking ? FollowEdges.changed("gone") : "SELECT NULL::bigint AS follower_id"
+        try writes.run { connection -> Written<Void> in
+            if blocking { try connection.query(WriteLocks.profiles(concerned).sql) }
+            let rows = try connection.query("""
                 WITH target AS (SELECT id FROM users WHERE id = \(target)), written AS (\(write)),
                 moved AS (
                     UPDATE users SET relations_version = nextval('relations_versions')
                     WHERE id = ANY(\(PostgresArray(concerned))) AND EXISTS (SELECT 1 FROM written) RETURNING id
                 )\(unfollows)
-                SELECT (SELECT count(*) FROM target) AS found
-                """).firstRow().decode("found", as: Int.self)
+                SELECT (SELECT count(*) FROM target) AS found, EXISTS (SELECT 1 FROM written) AS changed, edge.*
+                FROM (SELECT 1) one LEFT JOIN (\(unsafeSQL: removed)) edge ON true
+                """).rows
+            guard let first = rows.first, try first.decode("found", as: Int.self) == 1 else { throw APIError.notFound("no such user") }
+            guard try first.decode("changed", as: Bool.self) else { return Written(()) }
+            let unfollowed = blocking ? try FollowEdges.followChanges(rows, following: false, actor: { _ in caller.userID }) : []
+            return Written((), unfollowed + [.relationsChanged(RelationsChanged(users: concerned))])
         }
-        guard found == 1 else { throw APIError.notFound("no such user") }
     }
 
     struct Listed: Sendable {

@@ -36,12 +36,25 @@ enum Visibility {
          AND NOT EXISTS (SELECT 1 FROM mutes m WHERE m.muter_id = n.recipient_id AND m.muted_id = n.actor_id)
         """
 
+    /// Whether `actor`'s act may notify `recipient` (SQL expressions of their ids), read
+    /// from the tables as the notification is written: not across a block, not from
+    /// someone the recipient muted, not to the reserved user (a tombstone's owner).
+    static func notifiable(recipient: String, actor: String) -> SQLQuery {
+        """
+        NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.blocker_id = \(unsafeSQL: recipient) AND b.blocked_id = \(unsafeSQL: actor))
+                                             OR (b.blocker_id = \(unsafeSQL: actor) AND b.blocked_id = \(unsafeSQL: recipient)))
+        AND NOT EXISTS (SELECT 1 FROM mutes m WHERE m.muter_id = \(unsafeSQL: recipient) AND m.muted_id = \(unsafeSQL: actor))
+        AND NOT EXISTS (SELECT 1 FROM profiles reserved WHERE reserved.user_id = \(unsafeSQL: recipient)
+                                                          AND reserved.username = \(ReservedUser.username))
+        """
+    }
+
     /// 403 when the author of what the caller acts on is on the other side of a block.
     static func checkInteraction(with authorID: Int64, by caller: Caller) throws(APIError) {
-        if caller.relations.blocked.contains(authorID) {
-            throw APIError.forbidden("you cannot interact with this user's content: one of you blocked the other")
-        }
+        if caller.relations.blocked.contains(authorID) { throw blockedInteraction }
     }
+
+    static let blockedInteraction = APIError.forbidden("you cannot interact with this user's content: one of you blocked the other")
 
     /// The same for a post the caller is about to like, comment on or post under. One
     /// lookup, only for a caller with blocks (a write: reads never pay it); a post that
