@@ -77,15 +77,15 @@ import TestSupport
     /// criteria are checked on its rows.
     @Test func branches_oneIndexEach() {
         var filter = ChangeFilter()
-        #expect(filter.branches.map(\.sql) == [Visibility.activeAuthor(of: "c.user_id").sql + " AND c.recipient_id IS NULL"],
+        #expect(filter.branches.map(\.sql) == [Visibility.notSuspended("c.user_id").sql + " AND c.recipient_id IS NULL"],
                 "only suspended authors and notifications left out")
         // A user's notifications: its own private changes drive (notifications only: the
         // partial index's predicate), and nothing public comes.
         var mine = ChangeFilter()
         mine.audience = .recipient(5)
         #expect(mine.branches.map(\.sql) == [" AND (c.recipient_id = $1 AND c.type = 'notification')"
-                                              + Visibility.activeAuthor(of: "c.user_id").sql])
-        #expect(ChangeFilter.everything.branches.map(\.sql) == [Visibility.activeAuthor(of: "c.user_id").sql])
+                                              + Visibility.notSuspended("c.user_id").sql])
+        #expect(ChangeFilter.everything.branches.map(\.sql) == [Visibility.notSuspended("c.user_id").sql])
         filter.userID = 7
         #expect(filter.branches.count == 1)
         filter.parent = .root

@@ -31,7 +31,8 @@ final class ChangeFeed: @unchecked Sendable {
     /// per change in place, without copying the table that holds them).
     private final class Subscriber {
         let writer: StreamWriter
-        let filter: ChangeFilter
+        /// Its viewer's blocks and mutes in it change while it is open (`refreshRelations`).
+        var filter: ChangeFilter
         /// The key of the last change it was sent or passed over.
         var cursor: ChangeKey
         var lastWrite: UInt64
@@ -229,11 +230,26 @@ final class ChangeFeed: @unchecked Sendable {
         }
         while true {
             let page = try ChangeReader.page(after: cursor, through: nil, filter: .everything, limit: 1000, on: connection)
-            for change in page.changes { fanOut(change) }
+            for change in page.changes {
+                if change.type == ChangeRow.Kind.relationsChanged.rawValue, let user = change.recipientID {
+                    try refreshRelations(of: user, on: connection)
+                }
+                fanOut(change)
+            }
             cursor = max(cursor, page.next)
             if let last = page.changes.last { recordLag(last) }
             if !page.hasMore { break }
         }
+    }
+
+    /// A user's blocks or mutes changed (a `relations.changed` of theirs, met in key order):
+    /// their open streams filter by the sets as they are now from this change on, so a block
+    /// or mute made while a stream is open applies to it (API.md "Safety").
+    private func refreshRelations(of user: Int64, on connection: PostgresConnection) throws {
+        let watching = subscribers.values.filter { $0.filter.viewer == user }
+        guard !watching.isEmpty else { return }
+        let relations = try Relations.read(of: user, on: connection)
+        for subscriber in watching { subscriber.filter.seeing(relations) }
     }
 
     /// One page for each subscriber that is behind and has room again; one whose queue has

@@ -25,10 +25,15 @@ struct ChangeFilter: Sendable, Equatable {
     var postID: Int64?
     var parent: Parent?
     var userID: Int64?
-    /// Changes made by these users are skipped (API.md "Safety": the caller's blocks both
-    /// ways and its mutes; a filtered stream simply skips them). Set from the caller, not
-    /// the query; fixed for a stream's life.
-    var hiddenUsers: [Int64] = []
+    /// Whose blocks and mutes apply (the caller), and on which surface of the visibility
+    /// policy: `/api/changes`, `/api/events` or the notification stream.
+    private(set) var viewer: Int64?
+    private(set) var surface = Visibility.Surface.changes
+    /// Changes made by these users are skipped (API.md "Safety": the viewer's blocks both
+    /// ways and its mutes; a filtered stream simply skips them). Set from the viewer's
+    /// sets, not the query; a live stream's are set again when the sets change
+    /// (`ChangeFeed`, on the viewer's `relations.changed`).
+    private(set) var hiddenUsers: [Int64] = []
 
     /// 400 for a value that is not an id (or `root`).
     init(_ query: QueryParameters) throws(APIError) {
@@ -48,18 +53,25 @@ struct ChangeFilter: Sendable, Equatable {
         return filter
     }()
 
-    /// `caller`'s notifications, without those of users it blocked, was blocked by or muted.
+    /// `caller`'s notifications, without those the visibility policy hides from it.
     static func notifications(for caller: Caller) -> ChangeFilter {
-        var filter = ChangeFilter().hiding(for: caller)
+        var filter = ChangeFilter().hiding(for: caller, on: .notificationStream)
         filter.audience = .recipient(caller.userID)
         return filter
     }
 
-    /// The same filter, skipping what `caller` must not see.
-    func hiding(for caller: Caller?) -> ChangeFilter {
+    /// The same filter, skipping what `caller` must not see on `surface`.
+    func hiding(for caller: Caller?, on surface: Visibility.Surface) -> ChangeFilter {
         var filter = self
-        filter.hiddenUsers = caller?.relations.hiddenInLists ?? []
+        filter.surface = surface
+        filter.viewer = caller?.userID
+        if let caller { filter.seeing(caller.relations) }
         return filter
+    }
+
+    /// The viewer's sets as they are now.
+    mutating func seeing(_ relations: Relations) {
+        hiddenUsers = Visibility.hiddenUsers(on: surface, relations)
     }
 
     func matches(_ change: Change) -> Bool {
@@ -113,7 +125,7 @@ struct ChangeFilter: Sendable, Equatable {
         // A suspended user's changes are left out for everyone, as its content is from every
         // read (API.md "Safety"): a probe per change into the partial index of suspended
         // users (0012). The live feed reads through here too, so no stream sees them.
-        var checked: SQLQuery = Visibility.activeAuthor(of: "c.user_id")
+        var checked: SQLQuery = Visibility.notSuspended("c.user_id")
         if audience == .everyone { checked.append(" AND c.recipient_id IS NULL") }
         if !hiddenUsers.isEmpty { checked.append(" AND c.user_id <> ALL(\(PostgresArray(hiddenUsers)))") }
         guard let driving = criteria.first else { return [checked] }

@@ -18,7 +18,7 @@ enum ChangeRoutes {
     /// `streams`: nil when `MAX_STREAMS_PER_IP` is 0.
     static func register(on routes: inout RouteTable, reader: ChangeReader, feed: ChangeFeed, streams: StreamQuota?) {
         routes.get("/api/changes", etag: true) { request, context in
-            let filter = try ChangeFilter(request.query).hiding(for: context.caller)
+            let filter = try ChangeFilter(request.query).hiding(for: context.caller, on: .changes)
             let limit = try PageRequest<KeysetCursor>(request.query, maxLimit: maxLimit, defaultLimit: 100).limit
             var answer = JSONObject.success()
             guard let text = request.query["since"] else {
@@ -43,7 +43,7 @@ enum ChangeRoutes {
         }
 
         routes.get("/api/events") { request, context in
-            try stream(request, context, filter: try ChangeFilter(request.query).hiding(for: context.caller),
+            try stream(request, context, filter: try ChangeFilter(request.query).hiding(for: context.caller, on: .eventStream),
                        reader: reader, feed: feed, streams: streams)
         }
     }

@@ -42,7 +42,7 @@ struct CommentLikeService: Sendable {
                 SELECT c.id, c.post_id, c.user_id, c.like_count, p.parent_id,
                        c.user_id = ANY(\(caller.relations.blockedParameter)) OR p.user_id = ANY(\(caller.relations.blockedParameter)) AS blocked
                 FROM comments c JOIN posts p ON p.id = c.post_id
-                WHERE c.id = \(id)\(Visibility.activeAuthor(of: "c.user_id"))\(Visibility.activeAuthor(of: "p.user_id"))
+                WHERE c.id = \(id)\(Visibility.notSuspended( "c.user_id"))\(Visibility.notSuspended( "p.user_id"))
             ),
             lock AS (\(WriteLocks.post(in: "target"))),
             del AS (\(delete)),

@@ -44,7 +44,7 @@ extension CommentService {
         let row = try connection.query("""
             SELECT c.post_id, coalesce(c.reply_to, c.id) AS top, c.user_id, t.user_id AS top_user_id
             FROM comments c JOIN comments t ON t.id = coalesce(c.reply_to, c.id)
-            WHERE c.id = \(id)\(Visibility.activeAuthor(of: "c.user_id"))\(Visibility.activeAuthor(of: "t.user_id"))
+            WHERE c.id = \(id)\(Visibility.notSuspended( "c.user_id"))\(Visibility.notSuspended( "t.user_id"))
             """).first
         guard let row else { throw APIError.notFound("no such comment") }
         guard try row.decode("post_id", as: Int64.self) == postID else {
@@ -76,7 +76,7 @@ extension CommentService {
             post AS (
                 UPDATE posts SET comment_count = comment_count + 1
                 WHERE id = \(postID) AND NOT deleted AND user_id <> ALL(\(caller.relations.blockedParameter))
-                  AND \(unsafeSQL: WriteLocks.gate)\(Visibility.activeAuthor(of: "posts.user_id"))
+                  AND \(unsafeSQL: WriteLocks.gate)\(Visibility.notSuspended( "posts.user_id"))
                 RETURNING id, user_id, parent_id, comment_count
             ),
             \(threadUpdate)c AS (

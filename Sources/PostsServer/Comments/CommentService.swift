@@ -34,7 +34,7 @@ struct CommentService: Sendable {
             SELECT page.*, post.comment_count AS page_count
             FROM (
                 SELECT id, comment_count FROM posts
-                WHERE id = \(postID)\(Visibility.excluding("user_id", for: caller, inList: false))\(Visibility.activeAuthor(of: "posts.user_id"))
+                WHERE id = \(postID)\(Visibility.visible(on: .postRead, author: "posts.user_id", to: caller))
             ) post
             LEFT JOIN LATERAL (\(Self.finish(page, request, caller: caller))) page ON true
             ORDER BY page.created_at, page.id
@@ -54,9 +54,8 @@ struct CommentService: Sendable {
             SELECT page.*, parent.reply_count AS page_count
             FROM (
                 SELECT top.id, top.reply_count FROM comments top JOIN posts p ON p.id = top.post_id
-                WHERE top.id = \(commentID)\(Visibility.excluding("top.user_id", for: caller, inList: false))\
-            \(Visibility.excluding("p.user_id", for: caller, inList: false))\
-            \(Visibility.activeAuthor(of: "top.user_id"))\(Visibility.activeAuthor(of: "p.user_id"))
+                WHERE top.id = \(commentID)\(Visibility.visible(on: .commentRead, author: "top.user_id", to: caller))\
+            \(Visibility.visible(on: .postRead, author: "p.user_id", to: caller))
             ) parent
             LEFT JOIN LATERAL (\(Self.finish(page, request, caller: caller))) page ON true
             ORDER BY page.created_at, page.id
@@ -67,8 +66,7 @@ struct CommentService: Sendable {
     /// What every page adds to its own rows: visibility, the cursor, order and limit.
     private static func finish(_ page: SQLQuery, _ request: PageRequest<CommentCursor>, caller: Caller?) -> SQLQuery {
         var page = page
-        page.append(Visibility.excluding("c.user_id", for: caller, inList: true))
-        page.append(Visibility.activeAuthor)
+        page.append(Visibility.visible(on: .commentList, author: "c.user_id", to: caller, suspendedFlag: "pr.suspended"))
         if let cursor = request.cursor { page.append(cursor.after) }
         page.append(" ORDER BY c.created_at, c.id LIMIT \(literal: request.limit + 1)")
         return page

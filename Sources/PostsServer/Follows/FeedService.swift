@@ -53,8 +53,7 @@ struct FeedService: Sendable {
             ) e JOIN posts p ON p.id = e.id \(unsafeSQL: PostShape.authorJoin)
             WHERE NOT p.deleted
             """
-        query.append(Visibility.excluding("p.user_id", for: caller, inList: true))
-        query.append(Visibility.activeAuthor)
+        query.append(Visibility.visible(on: .feed, author: "p.user_id", to: caller, suspendedFlag: "pr.suspended"))
         query.append(" ORDER BY e.created_at DESC, e.id DESC LIMIT \(literal: request.limit + 1)")
         return try pool.withConnection { connection in
             try PostService.page(from: connection.query(query), limit: request.limit, withLiked: true)

@@ -95,7 +95,7 @@ struct FollowService: Sendable {
             FROM follows f JOIN profiles pr ON pr.user_id = f.\(unsafeSQL: side.listed)
             WHERE f.\(unsafeSQL: side.owner) = owner.user_id
             """
-        page.append(Visibility.excluding("f.\(side.listed)", for: caller, inList: true))
+        page.append(Visibility.visible(on: .people, author: "f.\(side.listed)", to: caller, suspendedFlag: "pr.suspended"))
         if let cursor = request.cursor { page.append(cursor.before(created: "f.created_at", id: "f.\(side.listed)")) }
         page.append(" ORDER BY f.created_at DESC, f.\(unsafeSQL: side.listed) DESC LIMIT \(literal: request.limit + 1)")
         // The owner's existence and its page in one statement, as /children does.

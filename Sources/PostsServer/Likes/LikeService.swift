@@ -49,7 +49,7 @@ struct LikeService: Sendable {
             target AS (
                 SELECT id, user_id, parent_id, like_count, deleted, user_id = ANY(\(caller.relations.blockedParameter)) AS blocked
                 FROM posts
-                WHERE id = \(postID) AND \(unsafeSQL: WriteLocks.gate)\(Visibility.activeAuthor(of: "posts.user_id"))
+                WHERE id = \(postID) AND \(unsafeSQL: WriteLocks.gate)\(Visibility.notSuspended( "posts.user_id"))
             ),
             del AS (\(delete)),
             ins AS (\(insert)),
@@ -95,18 +95,18 @@ struct LikeService: Sendable {
     }
 
     /// The post's likers' profiles, newest like first; nil when there is no such post (or
-    /// the caller and its author blocked one another). Likers on the other side of a
-    /// block are left out (the count stays global).
+    /// the caller may not read it). Likers the caller may not see (`Visibility.Surface.likers`)
+    /// are left out (the count stays global).
     func likers(of postID: Int64, _ request: PageRequest<KeysetCursor>, caller: Caller?) throws -> Likers? {
         var page: SQLQuery = "SELECT l.created_at, l.user_id FROM likes l WHERE l.post_id = post.id"
-        page.append(Visibility.excluding("l.user_id", for: caller, inList: false))
+        page.append(Visibility.visible(on: .likers, author: "l.user_id", to: caller))
         if let cursor = request.cursor { page.append(cursor.before(created: "l.created_at", id: "l.user_id")) }
         page.append(" ORDER BY l.created_at DESC, l.user_id DESC LIMIT \(literal: request.limit + 1)")
         let query: SQLQuery = """
             SELECT post.like_count, l.created_at AS liked_at, \(unsafeSQL: ProfileShape.columns)
             FROM (
                 SELECT id, like_count FROM posts
-                WHERE id = \(postID)\(Visibility.excluding("user_id", for: caller, inList: false))\(Visibility.activeAuthor(of: "posts.user_id"))
+                WHERE id = \(postID)\(Visibility.visible(on: .postRead, author: "posts.user_id", to: caller))
             ) post
             LEFT JOIN LATERAL (\(page)) l ON true
             LEFT JOIN profiles pr ON pr.user_id = l.user_id

@@ -21,7 +21,7 @@ struct NotificationService: Sendable {
         var page: SQLQuery = """
             SELECT \(unsafeSQL: NotificationShape.columns)
             FROM notifications n JOIN profiles pr ON pr.user_id = n.actor_id
-            WHERE n.recipient_id = \(caller.userID)\(Visibility.activeAuthor)\(Visibility.excluding("n.actor_id", for: caller, inList: true))
+            WHERE n.recipient_id = \(caller.userID)\(Visibility.visible(on: .notifications, author: "n.actor_id", to: caller, suspendedFlag: "pr.suspended"))
             """
         if let cursor = request.cursor { page.append(cursor.before(created: "n.created_at", id: "n.id")) }
         page.append(" ORDER BY n.created_at DESC, n.id DESC LIMIT \(literal: request.limit + 1)")
@@ -61,7 +61,7 @@ struct NotificationService: Sendable {
     private static func unreadCount(for caller: Caller, excluding marked: String?) -> SQLQuery {
         var count: SQLQuery = """
             SELECT count(*) AS unread FROM notifications n
-            WHERE n.recipient_id = \(caller.userID) AND NOT n.read\(Visibility.activeAuthor(of: "n.actor_id"))\(Visibility.excluding("n.actor_id", for: caller, inList: true))
+            WHERE n.recipient_id = \(caller.userID) AND NOT n.read\(Visibility.visible(on: .notifications, author: "n.actor_id", to: caller))
             """
         if let marked { count.append(" AND n.id NOT IN (SELECT id FROM \(unsafeSQL: marked))") }
         return count

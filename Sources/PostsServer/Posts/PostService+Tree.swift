@@ -85,7 +85,7 @@ extension PostService {
                 // Moving a post under the other side of a block is posting under it (403);
                 // a suspended user's post cannot be read, nor posted under (404).
                 let author = try connection.query("""
-                    SELECT user_id, EXISTS (SELECT 1 FROM posts WHERE id = \(newParent)\(Visibility.activeAuthor(of: "posts.user_id"))) AS active
+                    SELECT user_id, EXISTS (SELECT 1 FROM posts WHERE id = \(newParent)\(Visibility.notSuspended( "posts.user_id"))) AS active
                     FROM posts WHERE id = \(newParent)
                     """).firstRow()
                 guard try author.decode("active", as: Bool.self) else { throw APIError.notFound("no such parent post") }

@@ -45,7 +45,7 @@ extension PostService {
             parent AS (
                 UPDATE posts SET child_count = child_count + 1
                 WHERE id = \(parentID) AND NOT deleted AND user_id <> ALL(\(caller.relations.blockedParameter))
-                  AND \(unsafeSQL: WriteLocks.gate)\(Visibility.activeAuthor(of: "posts.user_id"))
+                  AND \(unsafeSQL: WriteLocks.gate)\(Visibility.notSuspended( "posts.user_id"))
                 RETURNING id, user_id, child_count
             ), p AS (
                 INSERT INTO posts (user_id, parent_id, title, summary, body, image_url, image_width, image_height,
@@ -84,7 +84,7 @@ extension PostService {
     static func refusal(toActOn postID: Int64?, by caller: Caller, notFound: String = "no such post",
                         on connection: PostgresConnection) throws -> APIError {
         guard let postID, let row = try connection.query("""
-            SELECT user_id, deleted FROM posts WHERE id = \(postID)\(Visibility.activeAuthor(of: "posts.user_id"))
+            SELECT user_id, deleted FROM posts WHERE id = \(postID)\(Visibility.notSuspended( "posts.user_id"))
             """).first else { return APIError.notFound(notFound) }
         if try row.decode("deleted", as: Bool.self) { return tombstoneGone }
         if caller.relations.blocked.contains(try row.decode("user_id", as: Int64.self)) { return Visibility.blockedInteraction }

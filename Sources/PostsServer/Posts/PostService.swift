@@ -30,13 +30,11 @@ struct PostService: Sendable {
         case .post(let id):
             // As /children does: the parent itself must be one the caller may see.
             query.append(" AND p.parent_id = \(id) AND EXISTS (SELECT 1 FROM posts parent WHERE parent.id = \(id)")
-            query.append(Visibility.excluding("parent.user_id", for: caller, inList: false))
-            query.append(Visibility.activeAuthor(of: "parent.user_id"))
+            query.append(Visibility.visible(on: .postRead, author: "parent.user_id", to: caller))
             query.append(")")
         }
         if let author { query.append(" AND p.user_id = \(author)") }
-        query.append(Visibility.excluding("p.user_id", for: caller, inList: true))
-        query.append(Visibility.activeAuthor)
+        query.append(Visibility.visible(on: .postList, author: "p.user_id", to: caller, suspendedFlag: "pr.suspended"))
         if let cursor = request.cursor { query.append(cursor.before(created: "p.created_at", id: "p.id")) }
         query.append(" ORDER BY p.created_at DESC, p.id DESC LIMIT \(literal: request.limit + 1)")
         return try pool.withConnection { try Self.page(from: $0.query(query), limit: request.limit, withLiked: caller != nil) }
@@ -47,13 +45,12 @@ struct PostService: Sendable {
     /// together (a post with no children is common).
     func children(of postID: Int64, _ request: PageRequest<KeysetCursor>, caller: Caller?) throws -> Page? {
         var page: SQLQuery = "SELECT \(unsafeSQL: PostShape.columns)\(PostShape.likedByMe(caller: caller)) FROM posts p \(unsafeSQL: PostShape.authorJoin) WHERE p.parent_id = parent.id"
-        page.append(Visibility.excluding("p.user_id", for: caller, inList: true))
-        page.append(Visibility.activeAuthor)
+        page.append(Visibility.visible(on: .postList, author: "p.user_id", to: caller, suspendedFlag: "pr.suspended"))
         if let cursor = request.cursor { page.append(cursor.before(created: "p.created_at", id: "p.id")) }
         page.append(" ORDER BY p.created_at DESC, p.id DESC LIMIT \(literal: request.limit + 1)")
         let query: SQLQuery = """
             SELECT c.* FROM (
-                SELECT id FROM posts WHERE id = \(postID)\(Visibility.excluding("user_id", for: caller, inList: false))\(Visibility.activeAuthor(of: "posts.user_id"))
+                SELECT id FROM posts WHERE id = \(postID)\(Visibility.visible(on: .postRead, author: "posts.user_id", to: caller))
             ) parent
             LEFT JOIN LATERAL (\(page)) c ON true
             """
@@ -77,7 +74,7 @@ struct PostService: Sendable {
         try single(connection.query("""
             SELECT \(unsafeSQL: PostShape.columns)\(PostShape.likedByMe(caller: caller))
             FROM posts p \(unsafeSQL: PostShape.authorJoin)
-            WHERE p.id = \(id)\(Visibility.excluding("p.user_id", for: caller, inList: false))\(Visibility.activeAuthor)
+            WHERE p.id = \(id)\(Visibility.visible(on: .postRead, author: "p.user_id", to: caller, suspendedFlag: "pr.suspended"))
             """), withLiked: caller != nil)
     }
 
@@ -95,7 +92,7 @@ struct PostService: Sendable {
                 )
                 SELECT \(unsafeSQL: PostShape.columns)\(PostShape.likedByMe(caller: caller)), chain.depth
                 FROM chain JOIN posts p ON p.id = chain.id \(unsafeSQL: PostShape.authorJoin)
-                WHERE true\(Visibility.excluding("p.user_id", for: caller, inList: false))\(Visibility.activeAuthor)
+                WHERE true\(Visibility.visible(on: .postRead, author: "p.user_id", to: caller, suspendedFlag: "pr.suspended"))
                 ORDER BY chain.depth DESC
                 """)
             // The post itself is the last row (depth 0), unless it is hidden.

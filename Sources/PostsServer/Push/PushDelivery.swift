@@ -46,7 +46,8 @@ final class PushDelivery: JobHandler {
                 JOIN notifications n ON n.id = (j.payload ->> 'notification_id')::bigint
                 JOIN profiles pr ON pr.user_id = n.actor_id
                 LEFT JOIN push_tokens t ON t.user_id = n.recipient_id
-                WHERE j.id = ANY(\(PostgresArray(jobs.map(\.id))))\(Visibility.notificationShown)
+                WHERE j.id = ANY(\(PostgresArray(jobs.map(\.id))))
+                  \(Visibility.visibleNow(on: .push, author: "n.actor_id", viewer: "n.recipient_id", suspendedFlag: "pr.suspended"))
                 ORDER BY j.id, t.created_at, t.platform, t.token
                 """).rows
         }

@@ -1,52 +1,128 @@
 import Postgres
 
-/// API.md: a block hides two users from each other in every read, and a mute hides the
-/// muted user from the muter's lists. Reads add one condition on the author's column with
-/// the caller's set bound as an array (the set came with the caller: no round trip); with
-/// no blocks or mutes in play the statement is the same as an anonymous read's.
+/// The visibility policy (API.md "Safety"): who may see whose things where, in one table,
+/// as Discourse's Guardian does it. Every surface that shows one user's things to another
+/// builds its SQL (or its in-memory filter) from here, and a test walks every surface ×
+/// every reason (`VisibilityWalkTests`), so a new surface cannot be added without saying
+/// what hides on it.
+///
+/// The reasons: a **block** hides two users from each other everywhere (both ways); a
+/// **mute** hides the muted user from the muter's lists, feeds, streams and notifications,
+/// not from a single read (the muted user's post is still there when asked for by id); a
+/// **suspension** hides the user's things from everyone, everywhere, until it is lifted.
+/// Anonymous readers are hidden nothing but suspensions. Interactions (like, comment,
+/// reply, post under, follow) are refused across a block (403) and on a suspended user's
+/// content (404, as it cannot be read); a mute never stops the muted user.
+///
+/// Reads bind the viewer's sets as arrays (they came with the caller: no round trip; with
+/// none in play the statement is an anonymous read's). What runs with no viewer's sets at
+/// hand (a notification being written, a push being delivered) reads the tables.
 enum Visibility {
-    /// ` AND <column> <> ALL(<users>)` for the users `caller` must not see here: in a list
-    /// (`inList`: blocked or muted), or in a single read (blocked only: that is a 404).
-    static func excluding(_ column: String, for caller: Caller?, inList: Bool) -> SQLQuery {
-        guard let relations = caller?.relations else { return "" }
-        guard !(inList ? relations.hiddenInLists : relations.blocked).isEmpty else { return "" }
-        return " AND \(unsafeSQL: column) <> ALL(\(inList ? relations.hiddenInListsParameter : relations.blockedParameter))"
+    enum Surface: String, CaseIterable, Sendable {
+        /// Pages of posts: recent, by parent, by author, children.
+        case postList
+        /// A post read by id, its ancestors, and the post a page of children, comments or
+        /// likers hangs from (404 when hidden).
+        case postRead
+        case feed
+        /// A post's comments, a comment's replies.
+        case commentList
+        /// The comment a page of replies hangs from (404 when hidden).
+        case commentRead
+        case likers
+        /// Followers and following pages.
+        case people
+        /// The notification list and its unread count.
+        case notifications
+        case notificationStream
+        case push
+        /// `/api/changes`.
+        case changes
+        /// `/api/events`.
+        case eventStream
     }
 
-    /// Leaves out a suspended user's posts or comments, for everyone: the author's profile,
-    /// joined as `pr` for `author_name`, carries the flag (migration 0011).
-    static let activeAuthor: SQLQuery = " AND pr.suspended IS NOT TRUE"
+    enum Reason: String, CaseIterable, Sendable {
+        case block, mute, suspension
+    }
 
-    /// The same for a query on posts without that join: the row's author (`column`). A
-    /// probe into a partial index that holds only suspended users (migration 0012). Writes
-    /// use it too: a suspended user's post cannot be liked, commented on or posted under
-    /// (404, as it cannot be read).
-    static func activeAuthor(of column: String) -> SQLQuery {
+    /// The table: whether `reason` hides an author's things from a viewer on `surface`.
+    static func hides(_ reason: Reason, on surface: Surface) -> Bool {
+        switch reason {
+        case .block, .suspension:
+            return true
+        case .mute:
+            switch surface {
+            case .postRead, .commentRead: return false
+            case .postList, .feed, .commentList, .likers, .people, .notifications, .notificationStream, .push, .changes,
+                 .eventStream: return true
+            }
+        }
+    }
+
+    /// The users whose things `relations`' owner may not see on `surface` (suspensions are
+    /// the SQL's: they are no viewer's own).
+    static func hiddenUsers(on surface: Surface, _ relations: Relations) -> [Int64] {
+        hides(.mute, on: surface) ? relations.hiddenInLists : relations.blocked
+    }
+
+    /// ` AND …`: what `viewer` may see on `surface` of the things whose author is in the SQL
+    /// column `author`. `suspendedFlag`: the author's `profiles.suspended`, when the query
+    /// joins the profile anyway (`pr.suspended` for `author_name`); without it, a probe
+    /// into the partial index of suspended users (migration 0012), empty on most instances.
+    static func visible(on surface: Surface, author: String, to viewer: Caller?, suspendedFlag: String? = nil) -> SQLQuery {
+        var condition: SQLQuery = ""
+        if let relations = viewer?.relations {
+            let hidden = hides(.mute, on: surface) ? relations.hiddenInListsParameter : relations.blockedParameter
+            if !hiddenUsers(on: surface, relations).isEmpty {
+                condition.append(" AND \(unsafeSQL: author) <> ALL(\(hidden))")
+            }
+        }
+        if let suspendedFlag {
+            condition.append(" AND \(unsafeSQL: suspendedFlag) IS NOT TRUE")
+        } else {
+            condition.append(notSuspended(author))
+        }
+        return condition
+    }
+
+    /// ` AND …`: the user in `column` is not suspended (a probe; see `visible`).
+    static func notSuspended(_ column: String) -> SQLQuery {
         " AND NOT EXISTS (SELECT 1 FROM profiles suspended WHERE suspended.user_id = \(unsafeSQL: column) AND suspended.suspended)"
     }
 
-    /// Whether the notification `n` (its actor's profile joined as `pr`) is one its
-    /// recipient may see as things are now: not from a suspended user, not across a block,
-    /// not from someone the recipient muted. For a reader with no cached sets (a push being
-    /// delivered), read from the tables.
-    static let notificationShown: SQLQuery = """
-         AND NOT pr.suspended
-         AND NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.blocker_id = n.recipient_id AND b.blocked_id = n.actor_id)
-                                                  OR (b.blocker_id = n.actor_id AND b.blocked_id = n.recipient_id))
-         AND NOT EXISTS (SELECT 1 FROM mutes m WHERE m.muter_id = n.recipient_id AND m.muted_id = n.actor_id)
-        """
+    /// What `viewer` (a column) may see of `author` (a column) on `surface`, read from the
+    /// tables as things are now: for a notification being written or a push being sent.
+    /// (Suspension: the author's profile flag, `suspendedFlag`, or a probe.)
+    static func visibleNow(on surface: Surface, author: String, viewer: String, suspendedFlag: String? = nil) -> SQLQuery {
+        var condition: SQLQuery = """
+             AND NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.blocker_id = \(unsafeSQL: viewer) AND b.blocked_id = \(unsafeSQL: author))
+                                                      OR (b.blocker_id = \(unsafeSQL: author) AND b.blocked_id = \(unsafeSQL: viewer)))
+            """
+        if hides(.mute, on: surface) {
+            condition.append("""
+                 AND NOT EXISTS (SELECT 1 FROM mutes m WHERE m.muter_id = \(unsafeSQL: viewer) AND m.muted_id = \(unsafeSQL: author))
+                """)
+        }
+        if let suspendedFlag {
+            condition.append(" AND \(unsafeSQL: suspendedFlag) IS NOT TRUE")
+        } else {
+            condition.append(notSuspended(author))
+        }
+        return condition
+    }
 
-    /// Whether `actor`'s act may notify `recipient` (SQL expressions of their ids), read
-    /// from the tables as the notification is written: not across a block, not from
-    /// someone the recipient muted, not to the reserved user (a tombstone's owner).
+    /// Whether `actor`'s act may notify `recipient` (SQL expressions of their ids), as the
+    /// notification is written: what the notification list would show, and never to the
+    /// reserved user (a tombstone's owner, who never signs in).
     static func notifiable(recipient: String, actor: String) -> SQLQuery {
-        """
-        NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.blocker_id = \(unsafeSQL: recipient) AND b.blocked_id = \(unsafeSQL: actor))
-                                             OR (b.blocker_id = \(unsafeSQL: actor) AND b.blocked_id = \(unsafeSQL: recipient)))
-        AND NOT EXISTS (SELECT 1 FROM mutes m WHERE m.muter_id = \(unsafeSQL: recipient) AND m.muted_id = \(unsafeSQL: actor))
-        AND NOT EXISTS (SELECT 1 FROM profiles reserved WHERE reserved.user_id = \(unsafeSQL: recipient)
-                                                          AND reserved.username = \(ReservedUser.username))
-        """
+        var condition: SQLQuery = "true"
+        condition.append(visibleNow(on: .notifications, author: actor, viewer: recipient))
+        condition.append("""
+             AND NOT EXISTS (SELECT 1 FROM profiles reserved WHERE reserved.user_id = \(unsafeSQL: recipient)
+                                                               AND reserved.username = \(ReservedUser.username))
+            """)
+        return condition
     }
 
     /// 403 when the author of what the caller acts on is on the other side of a block.
@@ -55,15 +131,4 @@ enum Visibility {
     }
 
     static let blockedInteraction = APIError.forbidden("you cannot interact with this user's content: one of you blocked the other")
-
-    /// The same for a post the caller is about to like, comment on or post under. One
-    /// lookup, only for a caller with blocks (a write: reads never pay it); a post that
-    /// does not exist is the write's own 404.
-    static func checkInteraction(withPost postID: Int64, by caller: Caller, pool: ConnectionPool) throws {
-        guard !caller.relations.blocked.isEmpty else { return }
-        let author = try pool.withConnection { connection in
-            try connection.query("SELECT user_id FROM posts WHERE id = \(postID)").first?.decode("user_id", as: Int64.self)
-        }
-        if let author { try checkInteraction(with: author, by: caller) }
-    }
 }
