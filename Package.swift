@@ -47,7 +47,7 @@ let package = Package(
             providers: [.apt(["libvips-dev"]), .brew(["vips"])]
         ),
         // libwebpmux (a dependency of libvips) takes the EXIF out of WebP files.
-        .target(name: "CVips", dependencies: ["CLibVips"],
+        .target(name: "CVips", dependencies: ["CLibVips", "CLinux"],
                 linkerSettings: [.linkedLibrary("webpmux"), .linkedLibrary("webp")]),
         // Uploaded images made safe and small: header checks, orientation, sRGB, no
         // metadata, sizes and avatars. Knows nothing of HTTP or PostgreSQL.

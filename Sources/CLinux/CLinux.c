@@ -8,6 +8,7 @@
 #endif
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <signal.h>
 #include <spawn.h>
@@ -139,13 +140,39 @@ int clinux_spawnattr_init_clean_signals(posix_spawnattr_t *attributes) {
     return status;
 }
 
-char *const *clinux_environment(void) {
+static pthread_mutex_t environment_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static char **current_environment(void) {
 #ifdef __linux__
     extern char **environ;
     return environ;
 #else
     return *_NSGetEnviron();
 #endif
+}
+
+char **clinux_environment_copy(void) {
+    pthread_mutex_lock(&environment_lock);
+    char **environment = current_environment();
+    size_t count = 0;
+    while (environment[count] != NULL) count++;
+    char **copy = calloc(count + 1, sizeof(char *));
+    for (size_t index = 0; copy != NULL && index < count; index++) copy[index] = strdup(environment[index]);
+    pthread_mutex_unlock(&environment_lock);
+    return copy;
+}
+
+void clinux_environment_free(char **environment) {
+    if (environment == NULL) return;
+    for (size_t index = 0; environment[index] != NULL; index++) free(environment[index]);
+    free(environment);
+}
+
+int clinux_setenv_default(const char *name, const char *value) {
+    pthread_mutex_lock(&environment_lock);
+    int status = setenv(name, value, 0);
+    pthread_mutex_unlock(&environment_lock);
+    return status;
 }
 
 #ifdef __linux__

@@ -1,6 +1,7 @@
 // The libvips calls of CVips.h. Errors stay in libvips' error buffer until
 // cvips_take_error reads them.
 #include "CVips.h"
+#include "CLinux.h"
 #include <stdlib.h>
 #include <vips/vips.h>
 
@@ -13,7 +14,8 @@ static void drop_message(const gchar *domain, GLogLevelFlags level, const gchar 
 int cvips_start(void) {
     // A 90-degree turn needs the whole image: past this size libvips decodes to a
     // temporary file instead of memory (an operator's own setting wins).
-    setenv("VIPS_DISC_THRESHOLD", "16m", 0);
+    // Under the environment's lock: a child started meanwhile gets a whole environment.
+    clinux_setenv_default("VIPS_DISC_THRESHOLD", "16m");
     if (VIPS_INIT("posts-server") != 0) return -1;
     vips_block_untrusted_set(TRUE);
     // Every loader blocked, then the five bases (file, buffer and source variants) let back.

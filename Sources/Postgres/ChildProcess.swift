@@ -67,7 +67,9 @@ public enum ChildProcess {
             throw LocalCluster.Failure(description: "cannot prepare to start \(executable)")
         }
         defer { posix_spawnattr_destroy(&attributes) }
-        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, clinux_environment())
+        let environment = clinux_environment_copy()
+        defer { clinux_environment_free(environment) }
+        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, environment)
         guard spawned == 0 else {
             throw LocalCluster.Failure(description: "cannot start \(executable): \(String(cString: strerror(spawned)))")
         }

@@ -64,8 +64,16 @@ int clinux_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest);
 /// from one would never see its SIGTERM. Destroy with posix_spawnattr_destroy.
 int clinux_spawnattr_init_clean_signals(posix_spawnattr_t *attributes);
 
-/// The environment of this process, for posix_spawn (Darwin has no `environ` for libraries).
-char *const *clinux_environment(void);
+/// A copy of this process's environment, for posix_spawn (Darwin has no `environ` for
+/// libraries): NULL-terminated, each string and the array malloc'd; free it with
+/// clinux_environment_free. Copied under the lock `clinux_setenv_default` takes, so a
+/// library setting a variable on another thread (libvips' start) cannot free the array a
+/// child is being started with (execve then fails with EFAULT).
+char **clinux_environment_copy(void);
+void clinux_environment_free(char **environment);
+
+/// setenv(name, value, 0) under the lock above: sets the variable unless it is set.
+int clinux_setenv_default(const char *name, const char *value);
 
 #ifdef __linux__
 /// eventfd with EFD_NONBLOCK | EFD_CLOEXEC: the epoll loop's wake-up counter.
