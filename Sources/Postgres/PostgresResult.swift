@@ -46,6 +46,14 @@ public final class PostgresResult: @unchecked Sendable {
         return try decode(row: row, column: column, as: type, file: file, line: line)
     }
 
+    /// The position of the column of that name (queries that ask name each column once).
+    fileprivate func position(of name: String, file: String, line: Int) throws(PostgresError) -> Int32 {
+        guard let column = columnIndex[name] else {
+            throw PostgresError(.decoding, details: "no column \"\(name)\" in the result of: \(sql)", file: file, line: line)
+        }
+        return column
+    }
+
     fileprivate func bytes(row: Int32, column: Int32) -> UnsafeRawBufferPointer? {
         guard row < rowCount, column >= 0, column < PQnfields(handle), PQgetisnull(handle, row, column) == 0 else {
             return nil
@@ -98,5 +106,16 @@ public struct PostgresRow: Sendable {
     /// text goes from libpq's buffer into a response without becoming a `String`.
     public func withBytes<Result>(at position: Int, _ body: (UnsafeRawBufferPointer?) throws -> Result) rethrows -> Result {
         try body(result.bytes(row: index, column: Int32(position)))
+    }
+
+    /// Whether the named column is NULL in this row (an outer join that found nothing).
+    public func isNull(_ column: String, file: String = #fileID, line: Int = #line) throws(PostgresError) -> Bool {
+        result.bytes(row: index, column: try result.position(of: column, file: file, line: line)) == nil
+    }
+
+    /// The position of the named column: where a resource's columns start, looked up once
+    /// by the name of their first (for `ResourceShape`, which reads them in order).
+    public func position(of column: String, file: String = #fileID, line: Int = #line) throws(PostgresError) -> Int {
+        Int(try result.position(of: column, file: file, line: line))
     }
 }

@@ -62,17 +62,17 @@ struct AccountExport: Sendable {
         }
         try writeList("likes", keyedBy: Int64.self, key: "l.post_id", to: file, on: connection,
                       select: "SELECT l.post_id", from: "FROM likes l WHERE l.user_id = \(userID)") { row, out in
-            RowJSON.appendInteger(try row.decode(at: 0, as: Int64.self), to: &out)
+            RowJSON.appendInteger(try row.decode("post_id", as: Int64.self), to: &out)
         }
 
         try writeList("blocks", keyedBy: Int64.self, key: "b.blocked_id", to: file, on: connection,
                       select: "SELECT b.blocked_id", from: "FROM blocks b WHERE b.blocker_id = \(userID)") { row, out in
-            RowJSON.appendInteger(try row.decode(at: 0, as: Int64.self), to: &out)
+            RowJSON.appendInteger(try row.decode("blocked_id", as: Int64.self), to: &out)
         }
 
         try writeList("follows", keyedBy: Int64.self, key: "f.followee_id", to: file, on: connection,
                       select: "SELECT f.followee_id", from: "FROM follows f WHERE f.follower_id = \(userID)") { row, out in
-            RowJSON.appendInteger(try row.decode(at: 0, as: Int64.self), to: &out)
+            RowJSON.appendInteger(try row.decode("followee_id", as: Int64.self), to: &out)
         }
 
         try writeList("reports", keyedBy: Int64.self, key: "r.id", to: file, on: connection,

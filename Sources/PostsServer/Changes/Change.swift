@@ -16,36 +16,39 @@ struct Change: Sendable {
     let recipientID: Int64?
     let json: [UInt8]
 
-    /// What a query selects to make one (`c` is the changes alias), in this order.
+    /// What a query selects to make one (`c` is the changes alias), read back by name.
     static let columns = """
         c.txid::text::bigint AS txid, c.position, c.type, c.at, c.post_id, c.parent_id, c.old_parent_id, \
         c.reparented, c.user_id, c.data::text AS data, c.recipient_id
         """
 
     init(row: PostgresRow) throws {
-        key = ChangeKey(txid: try row.decode(at: 0), position: try row.decode(at: 1))
-        type = try row.decode(at: 2)
-        at = try row.decode(at: 3)
-        postID = try row.decode(at: 4)
-        parentID = try row.decode(at: 5)
-        oldParentID = try row.decode(at: 6)
-        reparented = try row.decode(at: 7)
-        userID = try row.decode(at: 8)
-        recipientID = try row.decode(at: 10)
+        key = ChangeKey(txid: try row.decode("txid"), position: try row.decode("position"))
+        type = try row.decode("type")
+        at = try row.decode("at")
+        postID = try row.decode("post_id")
+        parentID = try row.decode("parent_id")
+        oldParentID = try row.decode("old_parent_id")
+        reparented = try row.decode("reparented")
+        userID = try row.decode("user_id")
+        recipientID = try row.decode("recipient_id")
+        let data = try row.position(of: "data")
         var out: [UInt8] = []
         out.reserveCapacity(512)
         // A notification's change carries the notification as the list shows it, nothing more.
         if recipientID != nil {
-            row.withBytes(at: 9) { bytes in if let bytes { JSONText.appendCompacted(json: bytes, to: &out) } }
+            row.withBytes(at: data) { bytes in if let bytes { JSONText.appendCompacted(json: bytes, to: &out) } }
             json = out
             return
         }
         out += #"{"seq":"#.utf8
         JSONText.appendQuoted(key.text, to: &out)
         out += #","type":"#.utf8
-        RowJSON.appendText(row, 2, to: &out)
+        JSONText.appendQuoted(type, to: &out)
         out += #","at":"#.utf8
-        try RowJSON.appendTimestamp(row, 3, to: &out)
+        out.append(UInt8(ascii: "\""))
+        Timestamp.append(millisecondsSince1970: at.millisecondsSince1970, to: &out)
+        out.append(UInt8(ascii: "\""))
         // A profile's or a follow's change is about no post: it has neither field.
         if !type.hasPrefix("profile.") && !type.hasPrefix("follow.") {
             out += #","post_id":"#.utf8
@@ -57,7 +60,7 @@ struct Change: Sendable {
         RowJSON.appendInteger(userID, to: &out)
         // The type's own fields: the stored object's members, after these, written as
         // compactly as the routes write theirs.
-        row.withBytes(at: 9) { bytes in
+        row.withBytes(at: data) { bytes in
             guard let bytes else { return }
             let start = out.count
             JSONText.appendCompacted(json: bytes, to: &out)

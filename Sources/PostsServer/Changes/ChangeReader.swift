@@ -107,7 +107,7 @@ struct ChangeReader: Sendable {
             """).rows
         guard let first = rows.first else { throw PostgresError(.decoding, details: "a change page answered no row") }
         let retention = try Retention(first)
-        let found = rows.filter { $0.withBytes(at: 0) { $0 != nil } }
+        let found = try rows.filter { try !$0.isNull("txid") }
         let page = try found.prefix(limit).map(Change.init(row:))
         if let last = page.last {
             return Page(changes: page, next: last.key, hasMore: found.count > limit, retention: retention)

@@ -49,7 +49,7 @@ enum TreeLocks {
                 SELECT child.id FROM posts child JOIN subtree ON child.parent_id = subtree.id
             )
             SELECT id FROM subtree
-            """).rows.map { try $0.decode(at: 0, as: Int64.self) })
+            """).rows.map { try $0.decode("id", as: Int64.self) })
     }
 
     /// The post and its ancestors up to its root (none when it does not exist).
@@ -62,6 +62,6 @@ enum TreeLocks {
                 WHERE up.depth < 100000
             )
             SELECT id FROM up
-            """).rows.map { try $0.decode(at: 0, as: Int64.self) })
+            """).rows.map { try $0.decode("id", as: Int64.self) })
     }
 }

@@ -42,6 +42,6 @@ enum CommentShape {
     }
 
     static func cursor(after row: PostgresRow) throws -> CommentCursor {
-        CommentCursor(createdAt: try row.decode(at: 4), id: try row.decode(at: 0))
+        CommentCursor(createdAt: try row.decode("created_at"), id: try row.decode("id"))
     }
 }

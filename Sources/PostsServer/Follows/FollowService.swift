@@ -106,12 +106,14 @@ struct FollowService: Sendable {
         return try pool.withConnection { connection -> Listed? in
             let result = try connection.query(query)
             guard result.rowCount > 0 else { return nil }
-            let rows = result.rows.filter { $0.withBytes(at: 0, { $0 != nil }) }
-            let followedByMe = caller == nil ? nil : 2 + ProfileShape.shape.columnCount
+            let rows = try result.rows.filter { try !$0.isNull("listed_id") }
+            guard let first = rows.first else { return Listed(profilesJSON: Array("[]".utf8), nextCursor: nil) }
+            let profile = try first.position(of: "user_id")
+            let followedByMe = caller == nil ? nil : try first.position(of: "followed_by_me")
             let (json, last) = try RowJSON.page(rows, limit: request.limit) { row, out in
-                try ProfileShape.append(row, from: 2, followedByMe: followedByMe, to: &out)
+                try ProfileShape.append(row, from: profile, followedByMe: followedByMe, to: &out)
             }
-            let next = try last.map { KeysetCursor(createdAt: try $0.decode(at: 0), id: try $0.decode(at: 1)) }
+            let next = try last.map { KeysetCursor(createdAt: try $0.decode("listed_at"), id: try $0.decode("listed_id")) }
             return Listed(profilesJSON: json, nextCursor: next)
         }
     }

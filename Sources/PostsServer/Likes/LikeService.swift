@@ -115,12 +115,13 @@ struct LikeService: Sendable {
         return try pool.withConnection { connection -> Likers? in
             let rows = try connection.query(query).rows
             guard let first = rows.first else { return nil }
-            let likers = rows.filter { $0.withBytes(at: 2) { $0 != nil } }
+            let likers = try rows.filter { try !$0.isNull("user_id") }
+            let profile = try first.position(of: "user_id")
             let (json, last) = try RowJSON.page(likers, limit: request.limit) { row, out in
-                try ProfileShape.append(row, from: 2, to: &out)
+                try ProfileShape.append(row, from: profile, to: &out)
             }
-            let next = try last.map { KeysetCursor(createdAt: try $0.decode(at: 1), id: try $0.decode(at: 2)) }
-            return Likers(likeCount: try first.decode(at: 0), profilesJSON: json, nextCursor: next)
+            let next = try last.map { KeysetCursor(createdAt: try $0.decode("liked_at"), id: try $0.decode("user_id")) }
+            return Likers(likeCount: try first.decode("like_count"), profilesJSON: json, nextCursor: next)
         }
     }
 }

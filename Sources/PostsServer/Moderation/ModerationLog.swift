@@ -28,7 +28,7 @@ enum ModerationLog {
                 entry.add("action", try row.decode("action", as: String.self))
                 if try row.decode("moderator_id", as: Int64?.self) != nil {
                     var moderator: [UInt8] = []
-                    try ProfileShape.append(row, from: 7, to: &moderator)
+                    try ProfileShape.append(row, from: try row.position(of: "user_id"), to: &moderator)
                     entry.addRaw("moderator", moderator)
                 } else {
                     entry.add("moderator", nil as String?)

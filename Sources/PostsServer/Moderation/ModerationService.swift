@@ -39,7 +39,7 @@ struct ModerationService: Sendable {
                 // `reported_at`: the reporter's profile brings a `created_at` of its own.
                 report.add("created_at", try row.decode("reported_at", as: PostgresTimestamp.self))
                 var reporter: [UInt8] = []
-                try ProfileShape.append(row, from: 7, to: &reporter)
+                try ProfileShape.append(row, from: try row.position(of: "user_id"), to: &reporter)
                 report.addRaw("reporter", reporter)
                 report.add("target", try ModerationTarget.object(row.decode("target_key", as: String.self), on: connection))
                 report.add("reports_on_target", try row.decode("on_target", as: Int64.self))

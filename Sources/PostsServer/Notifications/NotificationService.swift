@@ -34,7 +34,7 @@ struct NotificationService: Sendable {
             let rows = try connection.query(query).rows
             guard let first = rows.first else { throw PostgresError(.decoding, details: "the notifications page answered no row") }
             let unread = try first.decode("unread", as: Int.self)
-            let listed = rows.filter { $0.withBytes(at: 0) { $0 != nil } }
+            let listed = try rows.filter { try !$0.isNull("id") }
             let (json, last) = try RowJSON.page(listed, limit: request.limit) { row, out in
                 try NotificationShape.append(row, to: &out)
             }

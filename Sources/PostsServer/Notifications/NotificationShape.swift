@@ -25,6 +25,6 @@ enum NotificationShape {
 
     /// The page's cursor after `row` (its `created_at` and `id`).
     static func cursor(after row: PostgresRow) throws -> KeysetCursor {
-        KeysetCursor(createdAt: try row.decode(at: 2), id: try row.decode(at: 0))
+        KeysetCursor(createdAt: try row.decode("created_at"), id: try row.decode("id"))
     }
 }

@@ -220,7 +220,7 @@ extension PostService {
         guard try row.decode("user_id", as: Int64.self) == caller.userID else {
             throw APIError.forbidden("only the post's author may change it")
         }
-        let mentions = row.withBytes(at: 4) { $0.map { String(decoding: $0, as: UTF8.self) } }
+        let mentions: String? = try row.decode("mentions")
         return OwnedPost(parentID: try row.decode("parent_id"), imageURL: try row.decode("image_url"), mentions: mentions)
     }
 }

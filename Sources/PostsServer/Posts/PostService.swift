@@ -58,7 +58,7 @@ struct PostService: Sendable {
             let result = try connection.query(query)
             guard result.rowCount > 0 else { return nil }
             // One row of NULLs: the parent exists and has no children (on this page).
-            if result.rowCount == 1, result.first?.withBytes(at: 0, { $0 == nil }) == true {
+            if result.rowCount == 1, try result.first?.isNull("id") == true {
                 return Page(json: Array("[]".utf8), count: 0, nextCursor: nil)
             }
             return try Self.page(from: result, limit: request.limit, withLiked: caller != nil)

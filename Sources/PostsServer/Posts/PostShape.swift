@@ -37,13 +37,12 @@ enum PostShape {
         return ", EXISTS (SELECT 1 FROM likes l WHERE l.post_id = p.id AND l.user_id = \(caller.userID)) AS liked_by_me"
     }
 
-    private static let idColumn = 0
-    private static let createdAtColumn = 9
+    /// `liked_by_me` follows the shape's columns: its position, known from the shape.
     private static let likedByMeColumn = shape.columnCount
 
     /// The cursor that continues after this row.
     static func cursor(after row: PostgresRow) throws -> KeysetCursor {
-        KeysetCursor(createdAt: try row.decode(at: createdAtColumn), id: try row.decode(at: idColumn))
+        KeysetCursor(createdAt: try row.decode("created_at"), id: try row.decode("id"))
     }
 
     /// One post as a JSON object; `withLiked` when the query selected `liked_by_me`.

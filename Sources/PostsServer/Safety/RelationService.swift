@@ -71,9 +71,9 @@ struct RelationService: Sendable {
         return try pool.withConnection { connection in
             let rows = try connection.query(query).rows
             let (json, last) = try RowJSON.page(rows, limit: request.limit) { row, out in
-                try ProfileShape.append(row, from: 2, to: &out)
+                try ProfileShape.append(row, from: try row.position(of: "user_id"), to: &out)
             }
-            let next = try last.map { KeysetCursor(createdAt: try $0.decode(at: 0), id: try $0.decode(at: 1)) }
+            let next = try last.map { KeysetCursor(createdAt: try $0.decode("listed_at"), id: try $0.decode("listed_id")) }
             return Listed(profilesJSON: json, nextCursor: next)
         }
     }
