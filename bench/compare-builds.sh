@@ -9,8 +9,9 @@
 # scenarios (like_toggle_mix, comment_create, …) on a database seeded with POSTS (100000)
 # posts and USERS (10000) users, both servers in trust mode. The database is migrated by
 # this build; the baseline runs on it unmigrated. OWN_DATABASES=1 gives the baseline a
-# database of its own in the same cluster, migrated by the baseline and seeded the same: for
-# a change whose cost is in the schema (triggers), which the baseline must not pay.
+# database of its own in the same cluster, migrated with the baseline's own migrations (its
+# tree's `migrations/`, beside its .build) and seeded the same: for a change whose cost is
+# in the schema (triggers), which each build must pay for its own.
 # PUSH=1 sets PUSH_WEBHOOK_URL for this build, to bench/push-receiver.py on port 18099 (every
 # notification then also writes a push delivery, sent in the background, and the receiver
 # answers on the same cores). PUSH_RECEIVER=0 leaves the port closed: the deliveries are
@@ -39,7 +40,11 @@ base_url=$url
 if [ "${OWN_DATABASES:-0}" = 1 ]; then
     psql -q -c "CREATE DATABASE baseline" "$url"
     base_url=${url%/*}/baseline
-    DATABASE_URL=$base_url "$baseline" migrate >/dev/null
+    # The baseline's own migrations (its tree's, beside its .build), not this checkout's:
+    # run from here, a binary finds ./migrations first.
+    base_migrations=$(cd "$(dirname "$baseline")/../.." && pwd)/migrations
+    [ -d "$base_migrations" ] || { echo "no migrations folder at $base_migrations for the baseline" >&2; exit 2; }
+    MIGRATIONS_DIR=$base_migrations DATABASE_URL=$base_url "$baseline" migrate >/dev/null
     if [ -n "$scenarios" ]; then
         psql -q -v posts="$posts" -v users="$users" -f "$shared/bench/seed.sql" "$base_url" >/dev/null
     fi

@@ -27,14 +27,15 @@ extension ConnectionPool {
     ///
     /// The BEGIN costs no round trip: it goes out with the body's first statement.
     @discardableResult
-    public func withTransaction<T>(isolation: IsolationLevel = .readCommitted,
+    /// `genericPlans`: the transaction's statements use generic plans (see `PendingBegin`).
+    public func withTransaction<T>(isolation: IsolationLevel = .readCommitted, genericPlans: Bool = false,
                                    _ body: (PostgresConnection) throws -> T) throws -> T {
         if let outer = connectionOnLoan {
             if outer.isInTransaction { return try body(outer) }
-            return try Self.retryingConflicts { try runTransaction(on: outer, isolation: isolation, body) }
+            return try Self.retryingConflicts { try runTransaction(on: outer, isolation: isolation, genericPlans: genericPlans, body) }
         }
         return try Self.retryingConflicts {
-            try withConnection { try runTransaction(on: $0, isolation: isolation, body) }
+            try withConnection { try runTransaction(on: $0, isolation: isolation, genericPlans: genericPlans, body) }
         }
     }
 
@@ -67,9 +68,9 @@ extension ConnectionPool {
         }
     }
 
-    private func runTransaction<T>(on connection: PostgresConnection, isolation: IsolationLevel,
+    private func runTransaction<T>(on connection: PostgresConnection, isolation: IsolationLevel, genericPlans: Bool,
                                    _ body: (PostgresConnection) throws -> T) throws -> T {
-        connection.beginLazily(isolation)
+        connection.beginLazily(isolation, genericPlans: genericPlans)
         do {
             let result = try body(connection)
             try connection.commit()

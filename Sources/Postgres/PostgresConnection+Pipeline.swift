@@ -22,7 +22,7 @@ import CLibPQ
 ///   connection is back in its plain state; if anything is out of step or too slow, the
 ///   connection is closed instead, and the error says the connection was lost.
 extension PostgresConnection {
-    func runPipelined(_ query: SQLQuery, key: PreparedStatementCache.Key, preparedName: String?,
+    func runPipelined(_ query: SQLQuery, key: PreparedStatementCache.Key, preparedName: String?, committing: Bool = false,
                       on handle: OpaquePointer, file: String, line: Int) throws(PostgresError) -> PostgresResult {
         let name = preparedName ?? statements.makeName()
         let deallocations = PQtransactionStatus(handle) == PQTRANS_INERROR ? [] : pendingDeallocations
@@ -32,7 +32,7 @@ extension PostgresConnection {
         var result: PostgresResult?
         do throws(PostgresError) {
             guard send(query, name: name, prepare: preparedName == nil, begin: begin, deallocations: deallocations,
-                       on: handle) else {
+                       committing: committing, on: handle) else {
                 throw connectionError(handle, sql: query.sql, file: file, line: line)
             }
             if !deallocations.isEmpty {
@@ -45,11 +45,15 @@ extension PostgresConnection {
                 try readSync(on: handle, until: deadline, sql: query.sql, file: file, line: line)
             }
             if let begin {
-                switch try readOutcome(on: handle, until: deadline, sql: begin.beginSQL, file: file, line: line) {
-                case .succeeded: pendingBegin = nil
-                case .failed(let error): failure = error
-                case .skipped: break
+                var began = true
+                for command in begin.commands {
+                    switch try readOutcome(on: handle, until: deadline, sql: command, file: file, line: line) {
+                    case .succeeded: break
+                    case .failed(let error): failure = failure ?? error; began = false
+                    case .skipped: began = false
+                    }
                 }
+                if began { pendingBegin = nil }
             }
             if preparedName == nil {
                 switch try readOutcome(on: handle, until: deadline, sql: query.sql, file: file, line: line) {
@@ -64,6 +68,13 @@ extension PostgresConnection {
             case .failed(let error): failure = failure ?? error
             case .skipped: break
             }
+            if committing {
+                switch try readOutcome(on: handle, until: deadline, sql: "COMMIT", file: file, line: line) {
+                case .succeeded: break
+                case .failed(let error): failure = failure ?? error
+                case .skipped: break
+                }
+            }
             try readSync(on: handle, until: deadline, sql: query.sql, file: file, line: line)
             guard PQexitPipelineMode(handle) == 1 else { throw connectionError(handle, sql: query.sql, file: file, line: line) }
         } catch {
@@ -75,19 +86,22 @@ extension PostgresConnection {
         return result
     }
 
-    private func send(_ query: SQLQuery, name: String, prepare: Bool, begin: IsolationLevel?, deallocations: [String],
-                      on handle: OpaquePointer) -> Bool {
+    private func send(_ query: SQLQuery, name: String, prepare: Bool, begin: PendingBegin?, deallocations: [String],
+                      committing: Bool, on handle: OpaquePointer) -> Bool {
         guard PQenterPipelineMode(handle) == 1 else { return false }
         if !deallocations.isEmpty {
             for evicted in deallocations where !sendCommand("DEALLOCATE \(evicted)", on: handle) { return false }
             guard PQpipelineSync(handle) == 1 else { return false }
         }
-        if let begin, !sendCommand(begin.beginSQL, on: handle) { return false }
+        if let begin {
+            for command in begin.commands where !sendCommand(command, on: handle) { return false }
+        }
         if prepare {
             let types = query.binds.map(\.type.rawValue)
             guard PQsendPrepare(handle, name, query.sql, Int32(types.count), types) == 1 else { return false }
         }
         guard sendPrepared(name, binds: query.binds, on: handle) else { return false }
+        if committing, !sendCommand("COMMIT", on: handle) { return false }
         return PQpipelineSync(handle) == 1
     }
 

@@ -22,7 +22,7 @@ public final class PostgresConnection {
     /// Names evicted from `statements` whose DEALLOCATE has not got through yet.
     var pendingDeallocations: [String] = []
     /// Set by `beginLazily`: the BEGIN travels with the transaction's first statement.
-    var pendingBegin: IsolationLevel?
+    var pendingBegin: PendingBegin?
     /// The first server error of the current transaction, for a body that caught it.
     var transactionFailure: PostgresError?
     /// What runs once the current transaction has committed (`onCommit`).
@@ -146,12 +146,27 @@ public final class PostgresConnection {
         return try awaitResult(on: handle, sql: query.sql, file: file, line: line)
     }
 
+    /// Runs the transaction's last statement and commits it, in one round trip (the COMMIT
+    /// goes out in the same pipeline). If the statement fails the COMMIT is skipped and the
+    /// transaction left failed, to be rolled back; once this returns, the transaction has
+    /// committed (its `onCommit` hooks have run, and `commit()` has nothing left to do).
+    @discardableResult
+    public func queryCommitting(_ query: SQLQuery, file: String = #fileID, line: Int = #line) throws(PostgresError) -> PostgresResult {
+        guard let handle else { throw PostgresError(.connectionLost, details: "connection is closed", file: file, line: line) }
+        guard isInTransaction else { return try self.query(query, file: file, line: line) }
+        let key = PreparedStatementCache.Key(sql: query.sql, parameterTypes: query.binds.map(\.type.rawValue))
+        let result = try runPipelined(query, key: key, preparedName: statements.name(for: key), committing: true,
+                                      on: handle, file: file, line: line)
+        try commit(file: file, line: line)
+        return result
+    }
+
     /// Runs SQL text without parameters, possibly several statements (migrations,
     /// transaction control). Never give it input.
     public func execute(unsafeSQL sql: String, file: String = #fileID, line: Int = #line) throws(PostgresError) {
         guard let handle else { throw PostgresError(.connectionLost, details: "connection is closed", file: file, line: line) }
         // Several statements in one simple query: a pending BEGIN simply goes first.
-        let text = pendingBegin.map { "\($0.beginSQL);\n\(sql)" } ?? sql
+        let text = pendingBegin.map { ($0.commands + [sql]).joined(separator: ";\n") } ?? sql
         guard PQsendQuery(handle, text) == 1 else { throw connectionError(handle, sql: sql, file: file, line: line) }
         do {
             _ = try awaitResult(on: handle, sql: sql, file: file, line: line)

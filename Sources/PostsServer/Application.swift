@@ -61,10 +61,11 @@ public final class Application: Sendable {
                                logsCodes: configuration.logsLoginCodes, logger: logger)
         let identity = Identity(tokens: tokens, accounts: accounts, trustsEmails: configuration.authMode == .trust)
         let images = try ImageStore(directory: configuration.uploadDirectory, store: store, jobs: scheduler, pool: pool)
-        // Every write's events become their effects in its own transaction, here.
-        let writes = WritePath(pool: pool, effects: EventEffects(jobs: scheduler))
-        let profiles = ProfileService(pool: pool, writes: writes, images: images)
-        let posts = PostService(pool: pool, writes: writes, images: images)
+        // What every write's events cause, recorded in the write's own statement.
+        let effects = EventEffects(jobs: scheduler)
+        let profiles = ProfileService(pool: pool, effects: effects, images: images)
+        let posts = PostService(pool: pool, effects: effects, images: images)
+        let comments = CommentService(pool: pool, effects: effects)
         measurement = ImageMeasurement(pool: pool, images: images, logger: logger)
 
         let nudge = ChangeNudge()
@@ -85,17 +86,17 @@ public final class Application: Sendable {
         PostRoutes.register(on: &routes, posts: posts, uploadDirectory: configuration.uploadDirectory,
                             blockedWords: blockedWords)
         UploadRoutes.register(on: &routes, images: images)
-        LikeRoutes.register(on: &routes, likes: LikeService(pool: pool, writes: writes))
-        CommentRoutes.register(on: &routes, comments: CommentService(pool: pool, writes: writes), blockedWords: blockedWords)
-        CommentLikeRoutes.register(on: &routes, likes: CommentLikeService(writes: writes))
-        RelationRoutes.register(on: &routes, relations: RelationService(pool: pool, writes: writes))
-        FollowRoutes.register(on: &routes, follows: FollowService(pool: pool, writes: writes), feed: FeedService(pool: pool))
+        LikeRoutes.register(on: &routes, likes: LikeService(pool: pool, effects: effects))
+        CommentRoutes.register(on: &routes, comments: comments, blockedWords: blockedWords)
+        CommentLikeRoutes.register(on: &routes, likes: CommentLikeService(pool: pool, effects: effects))
+        RelationRoutes.register(on: &routes, relations: RelationService(pool: pool, effects: effects))
+        FollowRoutes.register(on: &routes, follows: FollowService(pool: pool, effects: effects), feed: FeedService(pool: pool))
         ModerationRoutes.register(on: &routes, reports: ReportService(pool: pool),
-                                  moderation: ModerationService(pool: pool, writes: writes, posts: posts))
+                                  moderation: ModerationService(pool: pool, posts: posts, comments: comments))
         let sessions = Sessions(pool: pool, lifetimeSeconds: configuration.tokenLifetime.components.seconds)
         PushTokenRoutes.register(on: &routes, tokens: PushTokens(pool: pool))
         AccountRoutes.register(on: &routes, sessions: sessions, export: AccountExport(pool: pool, sessions: sessions),
-                               deletion: AccountDeletion(writes: writes, images: images))
+                               deletion: AccountDeletion(pool: pool, effects: effects, images: images))
         feed = ChangeFeed(conninfo: databaseURL, logger: logger, nudge: nudge, keepAliveInterval: configuration.eventsKeepAlive)
         pruner = ChangePruner(pool: pool, retention: configuration.changesRetention,
                               tokenLifetime: configuration.tokenLifetime, logger: logger)

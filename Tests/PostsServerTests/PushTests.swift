@@ -145,11 +145,14 @@ import TestSupport
         let ashID = try ash.userID()
         #expect(try blair.follow(ashID).status == 200)
         #expect(try PushTestSupport.waitForOutbox(in: app) { $0.count == 1 } != nil)
+        // No try runs while the act is undone: the next one comes after it.
+        app.jobs.pause()
         #expect(try blair.follow(ashID, false).status == 200)
 
         let post = try ash.createPost("Hello")
         #expect(try blair.send("PUT", "/api/posts/\(post.id)/like").status == 200)
         try receiver.start()
+        app.jobs.resume()
         let push = try #require(receiver.waitFor(1)?.first)
         #expect(push.json["type"] as? String == "post.liked")
         #expect(try PushTestSupport.waitForOutbox(in: app) { $0.isEmpty } != nil)
@@ -194,12 +197,16 @@ import TestSupport
             #expect(try actor.send("PUT", "/api/posts/\(post.id)/like").status == 200)
         }
         #expect(try PushTestSupport.waitForOutbox(in: app) { $0.count == 3 } != nil)
+        // No try runs while the relations change: the next one comes after them.
+        app.jobs.pause()
+        defer { app.jobs.resume() }
         #expect(try ash.send("PUT", "/api/users/\(try muted.userID())/mute").status == 200)
         #expect(try ash.send("PUT", "/api/users/\(try blocked.userID())/block").status == 200)
         let mod = try APIClient.moderator("mod@example.com", on: app)
         #expect(try mod.send("POST", "/api/moderation/users/\(try suspended.userID())/suspend", json: [:]).status == 200)
         #expect(try cleo.send("PUT", "/api/posts/\(post.id)/like").status == 200)
         try receiver.start()
+        app.jobs.resume()
         let push = try #require(receiver.waitFor(1)?.first)
         #expect(push.json["body"] as? String == "@\(try cleo.username()) liked your post")
         #expect(try PushTestSupport.waitForOutbox(in: app) { $0.isEmpty } != nil)

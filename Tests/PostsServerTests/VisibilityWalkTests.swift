@@ -82,9 +82,12 @@ import TestSupport
         let post = try scene.viewer.createPost("mine")
         #expect(try scene.author.send("PUT", "/api/posts/\(post.id)/like").status == 200)
         #expect(try PushTestSupport.waitForOutbox(in: app) { $0.count == 1 } != nil)
+        // No try runs while the reason is applied: the next one comes after it.
+        app.jobs.pause()
         try scene.apply(reason)
         #expect(try scene.third.send("PUT", "/api/posts/\(post.id)/like").status == 200)
         try receiver.start()
+        app.jobs.resume()
         #expect(try PushTestSupport.waitForOutbox(in: app) { $0.isEmpty } != nil)
         let actors = receiver.received.compactMap { ($0.json["data"] as? [String: Any])?["actor_id"] as? Int }
         let hidden = Visibility.hides(reason.policy, on: .push)

@@ -1,18 +1,23 @@
 import Postgres
 
 /// `DELETE /api/me` (API.md "Sessions and the account"): the account is gone in one
-/// transaction, and every change it makes to what others see is recorded (its events go
-/// through the write path). A post of the account under which someone else has posted
+/// transaction, and every change it makes to what others see is recorded (each statement
+/// says what happened, and records what follows, as every write does: `EventEffects`). A post of the account under which someone else has posted
 /// stays as a tombstone of the reserved user; every other post of it goes with its subtree
 /// (then the account's alone). The account's likes and comments on the posts that stay go
 /// too, their counters kept exact. Its images are queued for deletion in the same
 /// transaction.
 struct AccountDeletion: Sendable {
-    let writes: WritePath
+    let pool: ConnectionPool
+    let effects: EventEffects
     let images: ImageStore
 
+    /// Follows removed per statement: each well within the pool's statement timeout, so an
+    /// account with hundreds of thousands of followers is deleted all the same.
+    static let followsPerStatement = 5_000
+
     func delete(_ userID: Int64) throws {
-        try writes.run { connection -> Written<Void> in
+        try pool.withTransaction { connection in
             // Every post and profile whose state a change below carries, locked before the
             // first write, in the one order (`WriteLocks`): its own profile, those of its
             // follows' other sides (all profiles at once past the cap), the posts it touched.
@@ -36,13 +41,11 @@ struct AccountDeletion: Sendable {
             let posts = try Self.ownPosts(of: userID, on: connection)
             let kept = try Self.tombstones(of: userID, on: connection)
             let gone = Set(posts.keys).subtracting(kept)
-            var events = try AccountWithdrawal.likesAndComments(of: userID, except: gone, on: connection)
-            let buried = try Self.bury(kept, by: userID, on: connection)
-            let removed = try Self.removeSubtrees(of: gone, posts: posts, by: userID, on: connection)
-            let user = try Self.removeUser(userID, on: connection)
-            events += buried.events + removed.events + user.events
-            try images.drop(buried.images + removed.images + [user.avatar], on: connection)
-            return Written((), events)
+            try AccountWithdrawal.likesAndComments(of: userID, except: gone, effects: effects, on: connection)
+            let buried = try Self.bury(kept, by: userID, effects: effects, on: connection)
+            let removed = try removeSubtrees(of: gone, posts: posts, by: userID, on: connection)
+            let avatar = try removeUser(userID, on: connection)
+            try images.drop(buried + removed + [avatar], on: connection)
         }
     }
 
@@ -92,13 +95,14 @@ struct AccountDeletion: Sendable {
     }
 
     /// Empties the posts that stay and gives them to the reserved user (whose `posts_count`
-    /// takes them over from their authors'); their images. Also a moderator's removal of a
-    /// post with others' replies below (`userID`: who acts).
-    static func bury(_ kept: Set<Int64>, by userID: Int64, on connection: PostgresConnection) throws -> PostService.SubtreeDeleted {
-        guard !kept.isEmpty else { return PostService.SubtreeDeleted(events: [], images: []) }
+    /// takes them over from their authors'), with their `post.updated`; their images. Also a
+    /// moderator's removal of a post with others' replies below (`userID`: who acts).
+    static func bury(_ kept: Set<Int64>, by userID: Int64, effects: EventEffects,
+                     on connection: PostgresConnection) throws -> [String?] {
+        guard !kept.isEmpty else { return [] }
         let reserved = try ReservedUser.id(on: connection)
         let ids = PostgresArray(Array(kept))
-        let rows = try connection.query("""
+        return try effects.run("""
             WITH old AS (SELECT id, image_url, user_id FROM posts WHERE id = ANY(\(ids))),
             p AS (
                 UPDATE posts SET title = '[deleted]', summary = '', body = '', image_url = NULL, image_width = NULL,
@@ -111,73 +115,71 @@ struct AccountDeletion: Sendable {
             ), counted AS (
                 UPDATE profiles pr SET posts_count = pr.posts_count + m.n
                 FROM (SELECT user_id, sum(n) AS n FROM moved GROUP BY user_id ORDER BY user_id) m WHERE pr.user_id = m.user_id
-            )
-            SELECT \(unsafeSQL: PostShape.columns), old.image_url AS old_image_url
-            FROM p \(unsafeSQL: PostShape.authorJoin) JOIN old ON old.id = p.id ORDER BY p.id
-            """).rows
-        var events: [DomainEvent] = []
-        for row in rows {
-            var post: [UInt8] = []
-            try PostShape.append(row, withLiked: false, to: &post)
-            events.append(.postUpdated(PostUpdated(post: try row.decode("id"), parent: try row.decode("parent_id"),
-                                                   actor: userID, json: post)))
-        }
-        return PostService.SubtreeDeleted(events: events, images: try rows.map { try $0.decode("old_image_url") })
+            ),
+            \(EventTable.postUpdated.cte([
+                "seq": "row_number() OVER (ORDER BY p.id)", "post": "p.id", "parent": "p.parent_id", "actor": "\(userID)",
+                "json": "\(unsafeSQL: PostShape.json)", "moved": "false", "old_parent": "NULL",
+                "mentions_added": "NULL", "mentions_removed": "NULL",
+            ], "FROM p \(unsafeSQL: PostShape.authorJoin)")),
+            \(effects.ctes(for: [.postUpdated]))
+            SELECT image_url FROM old
+            """, on: connection).rows.map { try $0.decode("image_url") }
     }
 
     /// Deletes the posts that go, each topmost one with its subtree (all the account's),
     /// with one `post.deleted` for each topmost one; their images.
-    private static func removeSubtrees(of gone: Set<Int64>, posts: [Int64: Int64], by userID: Int64,
-                                       on connection: PostgresConnection) throws -> PostService.SubtreeDeleted {
+    private func removeSubtrees(of gone: Set<Int64>, posts: [Int64: Int64], by userID: Int64,
+                                on connection: PostgresConnection) throws -> [String?] {
         let tops = gone.filter { !gone.contains(posts[$0] ?? 0) }.sorted()
-        guard !tops.isEmpty else { return PostService.SubtreeDeleted(events: [], images: []) }
-        let removed = try connection.query("""
+        guard !tops.isEmpty else { return [] }
+        return try effects.run("""
             WITH RECURSIVE sub(id, top) AS (
                 SELECT id, id FROM posts WHERE id = ANY(\(PostgresArray(tops)))
                 UNION ALL
                 SELECT c.id, sub.top FROM posts c JOIN sub ON c.parent_id = sub.id
-            )
-            DELETE FROM posts p USING sub WHERE p.id = sub.id RETURNING p.id, sub.top, p.image_url
-            """).rows
-        var deletedByTop: [Int64: [Int64]] = [:]
-        var images: [String?] = []
-        for row in removed {
-            deletedByTop[try row.decode("top"), default: []].append(try row.decode("id"))
-            images.append(try row.decode("image_url"))
-        }
-        // The parents that stay lose their children, in one statement.
-        let lost = Dictionary(tops.compactMap { posts[$0] }.filter { $0 != 0 }.map { ($0, Int64(1)) }, uniquingKeysWith: +)
-        var parentCounts: [Int64: Int] = [:]
-        for row in try connection.query("""
-            UPDATE posts p SET child_count = p.child_count - l.n
-            FROM unnest(\(PostgresArray(Array(lost.keys))), \(PostgresArray(Array(lost.values)))) AS l(id, n) WHERE p.id = l.id
-            RETURNING p.id, p.child_count
-            """).rows {
-            parentCounts[try row.decode("id")] = Int(try row.decode("child_count", as: Int32.self))
-        }
-        let events: [DomainEvent] = tops.map { top in
-            let parent = posts[top].flatMap { $0 == 0 ? nil : $0 }
-            return .postsDeleted(PostsDeleted(post: top, parent: parent, parentChildCount: parent.flatMap { parentCounts[$0] },
-                                              actor: userID, deletedIDs: (deletedByTop[top] ?? []).sorted()))
-        }
-        return PostService.SubtreeDeleted(events: events, images: images)
+            ), removed AS (
+                DELETE FROM posts p USING sub WHERE p.id = sub.id RETURNING p.id, sub.top, p.image_url
+            ), tops AS (
+                SELECT * FROM unnest(\(PostgresArray(tops)), \(PostgresArray(tops.map { posts[$0] ?? 0 }))) AS t(id, parent)
+            ), counts AS (
+                SELECT parent, count(*) AS n FROM tops WHERE parent <> 0 GROUP BY parent
+            ), parent AS (
+                UPDATE posts p SET child_count = p.child_count - counts.n FROM counts WHERE p.id = counts.parent
+                RETURNING p.id, p.child_count
+            ), grouped AS (
+                SELECT top, array_agg(id ORDER BY id) AS ids FROM removed GROUP BY top
+            ),
+            \(EventTable.postsDeleted.cte([
+                "seq": "row_number() OVER (ORDER BY tops.id)", "post": "tops.id", "parent": "nullif(tops.parent, 0)",
+                "parent_child_count": "parent.child_count", "actor": "\(userID)", "deleted_ids": "grouped.ids",
+            ], "FROM tops JOIN grouped ON grouped.top = tops.id LEFT JOIN parent ON parent.id = tops.parent")),
+            \(effects.ctes(for: [.postsDeleted]))
+            SELECT image_url FROM removed
+            """, on: connection).rows.map { try $0.decode("image_url") }
     }
 
-    /// Its follows both ways with the other sides' counters, then the user row (its
-    /// profile, tokens, keys, likes and comments go with it by cascade), its codes and
-    /// messages; the profile's deletion; its avatar.
-    private static func removeUser(_ userID: Int64, on connection: PostgresConnection) throws -> (events: [DomainEvent], avatar: String?) {
-        let unfollowed = try connection.query("""
-            WITH \(FollowEdges.removal(where: "f.follower_id = \(userID) OR f.followee_id = \(userID)"))
-            \(unsafeSQL: FollowEdges.changed("gone"))
-            """).rows
-        let row = try connection.query("""
-            WITH gone AS (DELETE FROM users WHERE id = \(userID) RETURNING email),
+    /// Its follows both ways with the other sides' counters (in batches), its profile's
+    /// deletion, then the user row (its profile, tokens, keys, likes and comments go with it
+    /// by cascade), its codes and messages; its avatar.
+    private func removeUser(_ userID: Int64, on connection: PostgresConnection) throws -> String? {
+        while true {
+            let removed = try effects.run("""
+                WITH \(FollowEdges.removal(where: "f.follower_id = \(userID) OR f.followee_id = \(userID)",
+                                           limit: Self.followsPerStatement)),
+                \(FollowEdges.events("gone", following: false, actor: "\(userID)", byAccountDeletion: true)),
+                \(effects.ctes(for: [.followChanged]))
+                SELECT count(*) AS removed FROM gone
+                """, on: connection).firstRow().decode("removed", as: Int.self)
+            if removed < Self.followsPerStatement { break }
+        }
+        let row = try effects.run("""
+            WITH \(EventTable.profileDeleted.cte(["seq": "1", "user_id": "\(userID)"], "")),
+            \(effects.ctes(for: [.profileDeleted])),
+            gone AS (DELETE FROM users WHERE id = \(userID) RETURNING email),
             codes AS (DELETE FROM login_codes WHERE email = (SELECT email FROM gone)),
             mail AS (DELETE FROM outbox WHERE recipient = (SELECT email FROM gone))
             SELECT (SELECT avatar_url FROM profiles WHERE user_id = \(userID)) AS avatar_url
-            """).firstRow()
-        let events = try FollowEdges.followChanges(unfollowed, following: false, actor: { _ in userID }, byAccountDeletion: true)
-        return (events + [.profileDeleted(ProfileDeleted(user: userID))], try row.decode("avatar_url"))
+            """, on: connection).firstRow()
+        return try row.decode("avatar_url")
     }
 }

@@ -1,22 +1,29 @@
-import Foundation
 import Postgres
 
 /// What a deleted account withdraws from the posts that stay: its likes of posts and of
 /// comments, its comments (with the others' replies under its top-level ones, which go
-/// with their thread), each with the counters after it, as events (`like.changed`,
-/// `comment.liked`, `comment.deleted`). Rows on the posts that go are left to their cascade.
+/// with their thread), each with the counters after it and its event (`like_changed`,
+/// `comment_like_changed`, `comment_deleted`). Rows on the posts that go are left to their
+/// cascade.
 enum AccountWithdrawal {
-    static func likesAndComments(of userID: Int64, except gone: Set<Int64>,
-                                 on connection: PostgresConnection) throws -> [DomainEvent] {
+    static func likesAndComments(of userID: Int64, except gone: Set<Int64>, effects: EventEffects,
+                                 on connection: PostgresConnection) throws {
         let goneIDs = PostgresArray(Array(gone))
-        let likes = try connection.query("""
+        try effects.run("""
             WITH withdrawn AS (
                 DELETE FROM likes WHERE user_id = \(userID) AND NOT (post_id = ANY(\(goneIDs))) RETURNING post_id
-            )
-            UPDATE posts p SET like_count = p.like_count - 1 FROM withdrawn WHERE p.id = withdrawn.post_id
-            RETURNING p.id, p.user_id, p.parent_id, p.like_count
-            """).rows.sorted { try $0.decode("id", as: Int64.self) < $1.decode("id", as: Int64.self) }
-        let commentLikes = try connection.query("""
+            ), upd AS (
+                UPDATE posts p SET like_count = p.like_count - 1 FROM withdrawn WHERE p.id = withdrawn.post_id
+                RETURNING p.id, p.user_id, p.parent_id, p.like_count
+            ),
+            \(EventTable.likeChanged.cte([
+                "seq": "row_number() OVER (ORDER BY upd.id)", "post": "upd.id", "parent": "upd.parent_id",
+                "post_author": "upd.user_id", "actor": "\(userID)", "liked": "false", "like_count": "upd.like_count",
+            ], "FROM upd")),
+            \(effects.ctes(for: [.likeChanged]))
+            SELECT 1
+            """, on: connection)
+        try effects.run("""
             WITH withdrawn AS (
                 DELETE FROM comment_likes cl USING comments c
                 WHERE cl.user_id = \(userID) AND c.id = cl.comment_id AND NOT (c.post_id = ANY(\(goneIDs)))
@@ -24,12 +31,18 @@ enum AccountWithdrawal {
             ), upd AS (
                 UPDATE comments c SET like_count = c.like_count - 1 FROM withdrawn WHERE c.id = withdrawn.comment_id
                 RETURNING c.id, c.post_id, c.user_id, c.like_count
-            )
-            SELECT upd.*, p.parent_id FROM upd JOIN posts p ON p.id = upd.post_id ORDER BY upd.post_id, upd.id
-            """).rows
+            ),
+            \(EventTable.commentLikeChanged.cte([
+                "seq": "row_number() OVER (ORDER BY upd.post_id, upd.id)", "comment": "upd.id", "post": "upd.post_id",
+                "post_parent": "p.parent_id", "comment_author": "upd.user_id", "actor": "\(userID)", "liked": "false",
+                "like_count": "upd.like_count",
+            ], "FROM upd JOIN posts p ON p.id = upd.post_id")),
+            \(effects.ctes(for: [.commentLikeChanged]))
+            SELECT 1
+            """, on: connection)
         // Every row deleted here is counted here, so the post's count and the threads'
         // `reply_count` stay exact.
-        let comments = try connection.query("""
+        try effects.run("""
             WITH own AS (
                 SELECT id FROM comments WHERE user_id = \(userID) AND NOT (post_id = ANY(\(goneIDs)))
             ), withdrawn AS (
@@ -45,28 +58,14 @@ enum AccountWithdrawal {
             ), upd AS (
                 UPDATE posts p SET comment_count = p.comment_count - counts.n FROM counts WHERE p.id = counts.post_id
                 RETURNING p.id, p.parent_id, p.comment_count
-            )
-            SELECT withdrawn.id, withdrawn.reply_to, upd.id AS post_id, upd.parent_id, upd.comment_count
-            FROM withdrawn JOIN upd ON upd.id = withdrawn.post_id ORDER BY upd.id, withdrawn.id
-            """).rows
-        var events: [DomainEvent] = []
-        for row in likes {
-            events.append(.likeChanged(LikeChanged(
-                post: try row.decode("id"), parent: try row.decode("parent_id"), postAuthor: try row.decode("user_id"),
-                actor: userID, liked: false, likeCount: Int(try row.decode("like_count", as: Int32.self)))))
-        }
-        for row in commentLikes {
-            events.append(.commentLikeChanged(CommentLikeChanged(
-                comment: try row.decode("id"), post: try row.decode("post_id"), postParent: try row.decode("parent_id"),
-                commentAuthor: try row.decode("user_id"), actor: userID, liked: false,
-                likeCount: Int(try row.decode("like_count", as: Int32.self)))))
-        }
-        for row in comments {
-            events.append(.commentDeleted(CommentDeleted(
-                comment: try row.decode("id"), post: try row.decode("post_id"), postParent: try row.decode("parent_id"),
-                actor: userID, commentCount: Int(try row.decode("comment_count", as: Int32.self)),
-                replyTo: try row.decode("reply_to"))))
-        }
-        return events
+            ),
+            \(EventTable.commentDeleted.cte([
+                "seq": "row_number() OVER (ORDER BY upd.id, withdrawn.id)", "comment": "withdrawn.id", "post": "upd.id",
+                "post_parent": "upd.parent_id", "actor": "\(userID)", "comment_count": "upd.comment_count",
+                "reply_to": "withdrawn.reply_to",
+            ], "FROM withdrawn JOIN upd ON upd.id = withdrawn.post_id")),
+            \(effects.ctes(for: [.commentDeleted]))
+            SELECT 1
+            """, on: connection)
     }
 }

@@ -231,7 +231,7 @@ final class ChangeFeed: @unchecked Sendable {
         while true {
             let page = try ChangeReader.page(after: cursor, through: nil, filter: .everything, limit: 1000, on: connection)
             for change in page.changes {
-                if change.type == ChangeRow.Kind.relationsChanged.rawValue, let user = change.recipientID {
+                if change.type == ChangeRows.relationsChanged, let user = change.recipientID {
                     try refreshRelations(of: user, on: connection)
                 }
                 fanOut(change)

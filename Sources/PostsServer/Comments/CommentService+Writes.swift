@@ -4,7 +4,8 @@ import Postgres
 /// Adding and deleting comments: each one statement (data-modifying CTEs) that changes the
 /// rows and keeps the counters (`posts.comment_count`, which counts replies too, and the
 /// top-level comment's `reply_count`), after the post's lock (see `ChangeLog`), and says
-/// what happened (`CommentCreated`, `CommentDeleted`) for the write path to record.
+/// what happened (`comment_created`, `comment_deleted`) with what follows from it
+/// (`EventEffects`).
 extension CommentService {
     /// Adds a comment (trimmed, 1...2,200 characters: 422 otherwise), or a reply when
     /// `replyTo` names a comment of the same post (422 for another post's, 404 for none): the
@@ -16,13 +17,17 @@ extension CommentService {
         guard (1...Self.maxLength).contains(body.count) else {
             throw APIError.invalid("body must be 1 to \(Self.maxLength) characters")
         }
+        let insert = { (connection: PostgresConnection) throws -> [UInt8] in
+            let thread = try replyTo.map { try Self.thread(of: $0, onPost: postID, for: caller, on: connection) }
+            return try insertion(body, postID: postID, thread: thread, by: caller, on: connection)
+        }
         do {
-            return try writes.run { connection -> Written<Created> in
-                if let replay = try idempotency?.replay(on: connection) { return Written(.replayed(replay)) }
-                let thread = try replyTo.map { try Self.thread(of: $0, onPost: postID, for: caller, on: connection) }
-                let written = try Self.insert(body, postID: postID, thread: thread, by: caller, on: connection)
-                try idempotency?.record(written.value, as: "comment", on: connection)
-                return Written(.created(written.value), written.events)
+            guard let idempotency else { return .created(try pool.withRetriedStatement(insert)) }
+            return try pool.withTransaction { connection in
+                if let replay = try idempotency.replay(on: connection) { return .replayed(replay) }
+                let comment = try insert(connection)
+                try idempotency.record(comment, as: "comment", on: connection)
+                return .created(comment)
             }
         } catch let error as PostgresError where error.sqlState == .foreignKeyViolation {
             // The post, or the comment replied to, was deleted while this one was written.
@@ -44,7 +49,7 @@ extension CommentService {
         let row = try connection.query("""
             SELECT c.post_id, coalesce(c.reply_to, c.id) AS top, c.user_id, t.user_id AS top_user_id
             FROM comments c JOIN comments t ON t.id = coalesce(c.reply_to, c.id)
-            WHERE c.id = \(id)\(Visibility.notSuspended( "c.user_id"))\(Visibility.notSuspended( "t.user_id"))
+            WHERE c.id = \(id)\(Visibility.notSuspended("c.user_id"))\(Visibility.notSuspended("t.user_id"))
             """).first
         guard let row else { throw APIError.notFound("no such comment") }
         guard try row.decode("post_id", as: Int64.self) == postID else {
@@ -60,8 +65,8 @@ extension CommentService {
     /// statement. Should the thread's top-level comment be deleted before this statement
     /// holds the post's lock, its update finds no row and the insert's foreign key fails
     /// the whole statement (404): no count moves without its row.
-    private static func insert(_ body: String, postID: Int64, thread: Thread?, by caller: Caller,
-                               on connection: PostgresConnection) throws -> Written<[UInt8]> {
+    private func insertion(_ body: String, postID: Int64, thread: Thread?, by caller: Caller,
+                           on connection: PostgresConnection) throws -> [UInt8] {
         // No lookup at all for a text without a candidate `@name` (most of them).
         let mentions = try Mentions.resolve([("body", body)], on: connection)
         let top = thread?.top
@@ -76,52 +81,49 @@ extension CommentService {
             post AS (
                 UPDATE posts SET comment_count = comment_count + 1
                 WHERE id = \(postID) AND NOT deleted AND user_id <> ALL(\(caller.relations.blockedParameter))
-                  AND \(unsafeSQL: WriteLocks.gate)\(Visibility.notSuspended( "posts.user_id"))
+                  AND \(unsafeSQL: WriteLocks.gate)\(Visibility.notSuspended("posts.user_id"))
                 RETURNING id, user_id, parent_id, comment_count
             ),
             \(threadUpdate)c AS (
                 INSERT INTO comments (post_id, user_id, body, reply_to, mentions)
                 SELECT id, \(caller.userID), \(body), \(top)::uuid, \(Mentions.column(mentions))::json FROM post RETURNING *
-            )
-            SELECT \(unsafeSQL: CommentShape.columns), post.user_id AS post_author, post.parent_id AS post_parent,
-                   post.comment_count AS post_comment_count
-            FROM c \(unsafeSQL: CommentShape.authorJoin), post
+            ),
+            \(EventTable.commentCreated.cte([
+                "seq": "1", "comment": "c.id", "post": "post.id", "post_parent": "post.parent_id", "post_author": "post.user_id",
+                "reply_to": "c.reply_to", "reply_to_author": "\(thread?.author)::bigint", "actor": "c.user_id",
+                "json": "\(unsafeSQL: CommentShape.json)", "comment_count": "post.comment_count",
+                "mentioned": "\(PostgresArray(mentions.map(\.userID)))",
+            ], "FROM c \(unsafeSQL: CommentShape.authorJoin), post")),
+            \(effects.ctes(for: [.commentCreated]))
+            SELECT \(unsafeSQL: CommentShape.columns) FROM c \(unsafeSQL: CommentShape.authorJoin)
             """
-        guard let row = try connection.query(query).first else {
+        guard let row = try effects.run(query, on: connection).first else {
             throw try PostService.refusal(toActOn: postID, by: caller, on: connection)
         }
         // Without `liked_by_me`: the answer is the comment the change carries.
         var comment: [UInt8] = []
         try CommentShape.append(row, to: &comment)
-        return Written(comment, [.commentCreated(CommentCreated(
-            comment: try row.decode("id"), post: postID, postParent: try row.decode("post_parent"),
-            postAuthor: try row.decode("post_author"), replyTo: top, replyToAuthor: thread?.author, actor: caller.userID,
-            json: comment, commentCount: try row.decode("post_comment_count"), mentioned: mentions.map(\.userID)))])
+        return comment
     }
 
     /// Deletes the caller's own comment (a top-level one with its replies): 403 for
     /// another's, 404 for none (or a malformed id).
     func delete(_ id: UUID, by caller: Caller) throws {
-        try writes.run { connection in
-            let (author, deleted) = try Self.deletion(of: id, by: caller, authorOnly: true, on: connection)
-            guard let author else { throw APIError.notFound("no such comment") }
-            guard author == caller.userID else { throw APIError.forbidden("only its author may delete a comment") }
-            // Deleted by a request of its author's own an instant before this one.
-            guard let deleted else { throw APIError.notFound("no such comment") }
-            return Written((), [.commentDeleted(deleted)])
-        }
+        let row = try pool.withRetriedStatement { try effects.run(deletion(of: id, by: caller, authorOnly: true), on: $0).firstRow() }
+        guard let author = try row.decode("author", as: Int64?.self) else { throw APIError.notFound("no such comment") }
+        guard author == caller.userID else { throw APIError.forbidden("only its author may delete a comment") }
+        // Deleted by a request of its author's own an instant before this one.
+        guard try row.decode("deleted", as: Int.self) == 1 else { throw APIError.notFound("no such comment") }
     }
 
     /// A moderator's removal of anyone's comment, in the moderator's transaction: 404 for none.
-    static func remove(_ id: UUID, by moderator: Caller, on connection: PostgresConnection) throws -> [DomainEvent] {
-        guard let deleted = try deletion(of: id, by: moderator, authorOnly: false, on: connection).deleted else {
-            throw APIError.notFound("no such comment")
-        }
-        return [.commentDeleted(deleted)]
+    func remove(_ id: UUID, by moderator: Caller, on connection: PostgresConnection) throws {
+        let row = try effects.run(deletion(of: id, by: moderator, authorOnly: false), on: connection).firstRow()
+        guard try row.decode("deleted", as: Int.self) == 1 else { throw APIError.notFound("no such comment") }
     }
 
-    /// The delete and its counts in one statement; `authorOnly`: only the caller's own.
-    /// Answers the comment's author (nil: none) and what was deleted (nil: nothing).
+    /// The delete, its counts and its event in one statement; `authorOnly`: only the
+    /// caller's own. Answers the comment's author (NULL: none) and how many were deleted.
     ///
     /// A top-level comment's replies go by the foreign key's cascade, which sees every reply
     /// committed before the delete (also one committed after this statement's snapshot,
@@ -129,32 +131,30 @@ extension CommentService {
     /// `reply_count` as the delete found it: the row's latest version (a write re-reads a
     /// row changed since its snapshot), which every reply's insert moved under the same
     /// lock. So the count stays exact without listing the replies.
-    private static func deletion(of id: UUID, by caller: Caller, authorOnly: Bool,
-                                 on connection: PostgresConnection) throws -> (author: Int64?, deleted: CommentDeleted?) {
-        let row = try connection.query("""
-            WITH target AS (SELECT id, post_id, user_id FROM comments WHERE id = \(id)),
-            mine AS (SELECT post_id FROM target WHERE NOT \(authorOnly) OR user_id = \(caller.userID)),
-            lock AS (\(WriteLocks.post(in: "mine"))),
-            del AS (
-                DELETE FROM comments c USING target
-                WHERE c.id = target.id AND (NOT \(authorOnly) OR target.user_id = \(caller.userID)) AND \(unsafeSQL: WriteLocks.gate)
-                RETURNING c.post_id, c.reply_to, c.reply_count
-            ),
-            thread AS (
-                UPDATE comments SET reply_count = reply_count - 1 WHERE id = (SELECT reply_to FROM del)
-            ),
-            upd AS (
-                UPDATE posts SET comment_count = comment_count - 1 - (SELECT reply_count FROM del)
-                WHERE id = (SELECT post_id FROM del)
-                RETURNING id, parent_id, comment_count
-            )
-            SELECT (SELECT user_id FROM target) AS author, upd.id AS post_id, upd.parent_id, upd.comment_count,
-                   (SELECT reply_to FROM del) AS reply_to
-            FROM (SELECT 1) one LEFT JOIN upd ON true
-            """).firstRow()
-        let author: Int64? = try row.decode("author")
-        guard let postID: Int64 = try row.decode("post_id") else { return (author, nil) }
-        return (author, CommentDeleted(comment: id, post: postID, postParent: try row.decode("parent_id"), actor: caller.userID,
-                                       commentCount: try row.decode("comment_count"), replyTo: try row.decode("reply_to")))
+    private func deletion(of id: UUID, by caller: Caller, authorOnly: Bool) -> SQLQuery {
+        """
+        WITH target AS (SELECT id, post_id, user_id FROM comments WHERE id = \(id)),
+        mine AS (SELECT post_id FROM target WHERE NOT \(authorOnly) OR user_id = \(caller.userID)),
+        lock AS (\(WriteLocks.post(in: "mine"))),
+        del AS (
+            DELETE FROM comments c USING target
+            WHERE c.id = target.id AND (NOT \(authorOnly) OR target.user_id = \(caller.userID)) AND \(unsafeSQL: WriteLocks.gate)
+            RETURNING c.id, c.post_id, c.reply_to, c.reply_count
+        ),
+        thread AS (
+            UPDATE comments SET reply_count = reply_count - 1 WHERE id = (SELECT reply_to FROM del)
+        ),
+        upd AS (
+            UPDATE posts SET comment_count = comment_count - 1 - (SELECT reply_count FROM del)
+            WHERE id = (SELECT post_id FROM del)
+            RETURNING id, parent_id, comment_count
+        ),
+        \(EventTable.commentDeleted.cte([
+            "seq": "1", "comment": "del.id", "post": "upd.id", "post_parent": "upd.parent_id", "actor": "\(caller.userID)",
+            "comment_count": "upd.comment_count", "reply_to": "del.reply_to",
+        ], "FROM del, upd")),
+        \(effects.ctes(for: [.commentDeleted]))
+        SELECT (SELECT user_id FROM target) AS author, (SELECT count(*) FROM del) AS deleted
+        """
     }
 }

@@ -6,7 +6,7 @@ import Postgres
 /// (`CommentService+Writes`), each keeping the counters in the same statement.
 struct CommentService: Sendable {
     let pool: ConnectionPool
-    let writes: WritePath
+    let effects: EventEffects
 
     static let maxLength = 2200
 

@@ -20,6 +20,9 @@ enum CommentShape {
     /// query over a subquery of these sorts by `created_at, id`.
     static let columns = shape.selectList()
 
+    /// The comment as a `json` expression, for the events a write records.
+    static let json = shape.jsonSQL
+
     /// Joins the author's profile.
     static let authorJoin = "JOIN profiles pr ON pr.user_id = c.user_id"
 

@@ -14,19 +14,21 @@ enum DemoFollows {
         }
     }
 
-    /// Inserts the pairs; returns their events.
-    static func insert(among users: [Int64], on connection: PostgresConnection) throws -> [DomainEvent] {
+    /// Inserts the pairs, with their events; returns how many.
+    static func insert(among users: [Int64], effects: EventEffects, on connection: PostgresConnection) throws -> Int {
         let pairs = pairs(among: users)
-        guard !pairs.isEmpty else { return [] }
+        guard !pairs.isEmpty else { return 0 }
         try connection.query(WriteLocks.profiles(users).sql)
-        let rows = try connection.query("""
+        try effects.run("""
             WITH made AS (
                 INSERT INTO follows (follower_id, followee_id)
                 SELECT * FROM unnest(\(PostgresArray(pairs.map(\.0))), \(PostgresArray(pairs.map(\.1))))
                 ON CONFLICT DO NOTHING RETURNING follower_id, followee_id
-            ), \(FollowEdges.counting("made", sign: "+"))
-            \(unsafeSQL: FollowEdges.changed("made"))
-            """).rows
-        return try FollowEdges.followChanges(rows, following: true, actor: { $0 })
+            ), \(FollowEdges.counting("made", sign: "+")),
+            \(FollowEdges.events("made", following: true, actor: "r.follower_id")),
+            \(effects.ctes(for: [.followChanged], profilesCounted: "counted"))
+            SELECT 1
+            """, on: connection)
+        return pairs.count
     }
 }

@@ -1,12 +1,15 @@
 import Foundation
 import Postgres
 
-/// The SQL behind `DemoSeed`: rows of a kind in one statement over bound arrays, each
-/// returning its events as the routes' writes do, each carrying the count as of its own row
-/// (the n-th like of a post says `like_count` n, as the plan ranks it), as if the rows had
-/// come one by one. The caller passes slices, so no statement is long enough to meet the
-/// pool's statement timeout.
-enum DemoRows {
+/// The SQL behind `DemoSeed`: rows of a kind in one statement over bound arrays, each with
+/// its events as the routes' writes make them (`EventEffects`), each carrying the count as
+/// of its own row (the n-th like of a post says `like_count` n, as the plan ranks it), as if
+/// the rows had come one by one. The caller passes slices, so no statement is long enough
+/// to meet the pool's statement timeout.
+struct DemoRows {
+    let effects: EventEffects
+    let connection: PostgresConnection
+
     /// The new users' ids, in the plan's order.
     static func insertUsers(_ users: [DemoPlan.User], on connection: PostgresConnection) throws -> [Int64] {
         guard !users.isEmpty else { return [] }
@@ -38,19 +41,21 @@ enum DemoRows {
     /// Some of the plan's posts (`posts` keeps the plan's indices), the oldest first: the
     /// last one of the plan is a minute old, each earlier one a minute older. Their authors'
     /// `posts_count` moves with them.
-    static func insertPosts(_ posts: ArraySlice<DemoPlan.Post>, of plan: [DemoPlan.Post], ids: [Int64], authors: [Int64],
-                            on connection: PostgresConnection) throws -> [DomainEvent] {
-        guard !posts.isEmpty else { return [] }
+    func insertPosts(_ posts: ArraySlice<DemoPlan.Post>, of plan: [DemoPlan.Post], ids: [Int64], authors: [Int64]) throws {
+        guard !posts.isEmpty else { return }
         // Arrays carry no NULL here: 0 and '' stand for none.
-        let rows = try connection.query("""
+        try effects.run("""
             WITH input AS (
                 SELECT * FROM unnest(\(PostgresArray(posts.indices.map { ids[$0] })),
                                      \(PostgresArray(posts.map { $0.parent.map { ids[$0] } ?? 0 })),
+                                     \(PostgresArray(posts.map { $0.parent.map { authors[plan[$0].author] } ?? 0 })),
+                                     \(PostgresArray(posts.map { Int64($0.siblingRank ?? 0) })),
                                      \(PostgresArray(posts.map { authors[$0.author] })),
                                      \(PostgresArray(posts.map(\.title))), \(PostgresArray(posts.map(\.summary))),
                                      \(PostgresArray(posts.map(\.body))), \(PostgresArray(posts.map { $0.locationTag ?? "" })),
                                      \(PostgresArray(posts.indices.map { Int64(ids.count - $0) })))
-                    WITH ORDINALITY AS i(id, parent_id, user_id, title, summary, body, location_tag, minutes_ago, k)
+                    WITH ORDINALITY AS i(id, parent_id, parent_author, sibling_rank, user_id, title, summary, body, location_tag,
+                                         minutes_ago, k)
             ), p AS (
                 INSERT INTO posts (id, user_id, parent_id, title, summary, body, location_tag, created_at)
                 SELECT id, user_id, nullif(parent_id, 0), title, summary, body, nullif(location_tag, ''),
@@ -60,23 +65,21 @@ enum DemoRows {
             ), counted AS (
                 UPDATE profiles pr SET posts_count = pr.posts_count + n.n
                 FROM (SELECT user_id, count(*) AS n FROM p GROUP BY user_id ORDER BY user_id) n WHERE pr.user_id = n.user_id
-            )
-            SELECT \(unsafeSQL: PostShape.columns) FROM p JOIN input USING (id) \(unsafeSQL: PostShape.authorJoin) ORDER BY input.k
-            """).rows
-        return try zip(posts, rows).map { planned, row in
-            var post: [UInt8] = []
-            try PostShape.append(row, withLiked: false, to: &post)
-            return .postCreated(PostCreated(
-                post: try row.decode("id"), author: try row.decode("user_id"), parent: try row.decode("parent_id"),
-                parentAuthor: planned.parent.map { authors[plan[$0].author] }, parentChildCount: planned.siblingRank,
-                json: post, mentioned: []))
-        }
+                RETURNING pr.*
+            ),
+            \(EventTable.postCreated.cte([
+                "seq": "input.k", "post": "p.id", "author": "p.user_id", "parent": "p.parent_id",
+                "parent_author": "nullif(input.parent_author, 0)", "parent_child_count": "nullif(input.sibling_rank, 0)",
+                "created_at": "p.created_at", "json": "\(unsafeSQL: PostShape.json)", "mentioned": "NULL",
+            ], "FROM p JOIN input USING (id) \(unsafeSQL: PostShape.authorJoin)")),
+            \(effects.ctes(for: [.postCreated], profilesCounted: "counted"))
+            SELECT 1
+            """, on: connection)
     }
 
-    static func insertLikes(_ likes: ArraySlice<DemoPlan.Like>, postIDs: [Int64], authors: [Int64],
-                            on connection: PostgresConnection) throws -> [DomainEvent] {
-        guard !likes.isEmpty else { return [] }
-        return try connection.query("""
+    func insertLikes(_ likes: ArraySlice<DemoPlan.Like>, postIDs: [Int64], authors: [Int64]) throws {
+        guard !likes.isEmpty else { return }
+        try effects.run("""
             WITH input AS (
                 SELECT * FROM unnest(\(PostgresArray(likes.map { postIDs[$0.post] })),
                                      \(PostgresArray(likes.map { authors[$0.user] })),
@@ -84,54 +87,51 @@ enum DemoRows {
                     WITH ORDINALITY AS i(post_id, user_id, rank, k)
             ), l AS (
                 INSERT INTO likes (post_id, user_id) SELECT post_id, user_id FROM input ORDER BY k RETURNING post_id, user_id
-            )
-            SELECT l.post_id, l.user_id, input.rank, p.parent_id, p.user_id AS author
-            FROM l JOIN input USING (post_id, user_id) JOIN posts p ON p.id = l.post_id ORDER BY input.k
-            """).rows.map { row in
-            .likeChanged(LikeChanged(post: try row.decode("post_id"), parent: try row.decode("parent_id"),
-                                     postAuthor: try row.decode("author"), actor: try row.decode("user_id"), liked: true,
-                                     likeCount: Int(try row.decode("rank", as: Int64.self))))
-        }
+            ),
+            \(EventTable.likeChanged.cte([
+                "seq": "input.k", "post": "l.post_id", "parent": "p.parent_id", "post_author": "p.user_id",
+                "actor": "l.user_id", "liked": "true", "like_count": "input.rank",
+            ], "FROM l JOIN input USING (post_id, user_id) JOIN posts p ON p.id = l.post_id")),
+            \(effects.ctes(for: [.likeChanged]))
+            SELECT 1
+            """, on: connection)
     }
 
     /// Some of the plan's comments, a second apart, the plan's last one a second old.
-    static func insertComments(_ comments: ArraySlice<DemoPlan.Comment>, of plan: [DemoPlan.Comment], ids: [UUID],
-                               postIDs: [Int64], authors: [Int64], on connection: PostgresConnection) throws -> [DomainEvent] {
-        guard !comments.isEmpty else { return [] }
+    func insertComments(_ comments: ArraySlice<DemoPlan.Comment>, of plan: [DemoPlan.Comment], ids: [UUID],
+                        postIDs: [Int64], authors: [Int64]) throws {
+        guard !comments.isEmpty else { return }
         // uuid arrays as text: '' stands for a top-level comment's reply_to.
-        let rows = try connection.query("""
+        try effects.run("""
             WITH input AS MATERIALIZED (
                 SELECT * FROM unnest(
                     \(PostgresArray(comments.indices.map { ids[$0].uuidString })),
                     \(PostgresArray(comments.map { $0.replyTo.map { ids[$0].uuidString } ?? "" })),
+                    \(PostgresArray(comments.map { $0.replyTo.map { authors[plan[$0].author] } ?? 0 })),
                     \(PostgresArray(comments.map { postIDs[$0.post] })), \(PostgresArray(comments.map { authors[$0.author] })),
-                    \(PostgresArray(comments.map(\.body))), \(PostgresArray(comments.indices.map { Int64(plan.count - $0) })))
-                    WITH ORDINALITY AS i(id, reply_to, post_id, user_id, body, seconds_ago, k)
+                    \(PostgresArray(comments.map(\.body))), \(PostgresArray(comments.map { Int64($0.rank) })),
+                    \(PostgresArray(comments.indices.map { Int64(plan.count - $0) })))
+                    WITH ORDINALITY AS i(id, reply_to, reply_to_author, post_id, user_id, body, rank, seconds_ago, k)
             ), c AS (
                 INSERT INTO comments (id, reply_to, post_id, user_id, body, created_at)
                 SELECT id::uuid, nullif(reply_to, '')::uuid, post_id, user_id, body, now() - seconds_ago * interval '1 second'
                 FROM input ORDER BY k
                 RETURNING *
-            )
-            SELECT \(unsafeSQL: CommentShape.columns), p.parent_id AS post_parent, p.user_id AS post_author
-            FROM c JOIN input ON input.id::uuid = c.id \(unsafeSQL: CommentShape.authorJoin) JOIN posts p ON p.id = c.post_id
-            ORDER BY input.k
-            """).rows
-        return try zip(comments, rows).map { planned, row in
-            var comment: [UInt8] = []
-            try CommentShape.append(row, to: &comment)
-            return .commentCreated(CommentCreated(
-                comment: try row.decode("id"), post: try row.decode("post_id"), postParent: try row.decode("post_parent"),
-                postAuthor: try row.decode("post_author"), replyTo: planned.replyTo.map { ids[$0] },
-                replyToAuthor: planned.replyTo.map { authors[plan[$0].author] }, actor: try row.decode("user_id"),
-                json: comment, commentCount: planned.rank, mentioned: []))
-        }
+            ),
+            \(EventTable.commentCreated.cte([
+                "seq": "input.k", "comment": "c.id", "post": "c.post_id", "post_parent": "p.parent_id",
+                "post_author": "p.user_id", "reply_to": "c.reply_to", "reply_to_author": "nullif(input.reply_to_author, 0)",
+                "actor": "c.user_id", "json": "\(unsafeSQL: CommentShape.json)", "comment_count": "input.rank",
+                "mentioned": "NULL",
+            ], "FROM c JOIN input ON input.id::uuid = c.id \(unsafeSQL: CommentShape.authorJoin) JOIN posts p ON p.id = c.post_id")),
+            \(effects.ctes(for: [.commentCreated]))
+            SELECT 1
+            """, on: connection)
     }
 
-    static func insertCommentLikes(_ likes: ArraySlice<DemoPlan.CommentLike>, commentIDs: [UUID], authors: [Int64],
-                                   on connection: PostgresConnection) throws -> [DomainEvent] {
-        guard !likes.isEmpty else { return [] }
-        return try connection.query("""
+    func insertCommentLikes(_ likes: ArraySlice<DemoPlan.CommentLike>, commentIDs: [UUID], authors: [Int64]) throws {
+        guard !likes.isEmpty else { return }
+        try effects.run("""
             WITH input AS (
                 SELECT * FROM unnest(\(PostgresArray(likes.map { commentIDs[$0.comment].uuidString })),
                                      \(PostgresArray(likes.map { authors[$0.user] })),
@@ -140,16 +140,17 @@ enum DemoRows {
             ), l AS (
                 INSERT INTO comment_likes (comment_id, user_id) SELECT comment_id::uuid, user_id FROM input ORDER BY k
                 RETURNING comment_id, user_id
-            )
-            SELECT l.comment_id, l.user_id, input.rank, c.user_id AS author, c.post_id, p.parent_id
-            FROM l JOIN input ON input.comment_id::uuid = l.comment_id AND input.user_id = l.user_id
-            JOIN comments c ON c.id = l.comment_id JOIN posts p ON p.id = c.post_id ORDER BY input.k
-            """).rows.map { row in
-            .commentLikeChanged(CommentLikeChanged(
-                comment: try row.decode("comment_id"), post: try row.decode("post_id"), postParent: try row.decode("parent_id"),
-                commentAuthor: try row.decode("author"), actor: try row.decode("user_id"), liked: true,
-                likeCount: Int(try row.decode("rank", as: Int64.self))))
-        }
+            ),
+            \(EventTable.commentLikeChanged.cte([
+                "seq": "input.k", "comment": "l.comment_id", "post": "c.post_id", "post_parent": "p.parent_id",
+                "comment_author": "c.user_id", "actor": "l.user_id", "liked": "true", "like_count": "input.rank",
+            ], """
+                FROM l JOIN input ON input.comment_id::uuid = l.comment_id AND input.user_id = l.user_id
+                JOIN comments c ON c.id = l.comment_id JOIN posts p ON p.id = c.post_id
+                """)),
+            \(effects.ctes(for: [.commentLikeChanged]))
+            SELECT 1
+            """, on: connection)
     }
 
     /// The counters the rows imply, in the rows themselves (API.md: counts kept in the row).

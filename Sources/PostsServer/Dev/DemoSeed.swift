@@ -3,10 +3,10 @@ import HTTP
 import Postgres
 
 /// Writes a `DemoPlan`: for `POST /api/dev/seed`, and for the first start of
-/// `posts-server dev`. Each row's events go through the write path as the routes' do (the
-/// counts in each change are those right after that row), so an app that follows
-/// `/api/changes` sees seeded content arrive like any other, and its people are notified
-/// (never pushed: a seed queues no jobs). One transaction: all or nothing.
+/// `posts-server dev`. Each row's events are recorded as the routes' are (the counts in each
+/// change are those right after that row), so an app that follows `/api/changes` sees
+/// seeded content arrive like any other, and its people are notified (never pushed: a seed
+/// queues no jobs). One transaction: all or nothing.
 public struct DemoSeed: Sendable {
     public struct Counts: Sendable, Equatable {
         public let users: Int
@@ -24,11 +24,10 @@ public struct DemoSeed: Sendable {
     static let rowsPerStatement = 2_000
 
     let pool: ConnectionPool
-    let writes: WritePath
+    let effects = EventEffects(jobs: .none)
 
     public init(pool: ConnectionPool) {
         self.pool = pool
-        writes = WritePath(pool: pool, effects: EventEffects(jobs: .none))
     }
 
     /// True when it seeded: only a database without users gets the first-start demo. The
@@ -59,33 +58,29 @@ public struct DemoSeed: Sendable {
                                 batch: Self.batchTag(using: &random), using: &random)
             let created = try DemoRows.insertUsers(plan.users, on: connection)
             let authors = userCount > 0 ? created : existing
-            let follows = try DemoFollows.insert(among: created, on: connection)
-            try writes.apply(follows, on: connection)
+            let follows = try DemoFollows.insert(among: created, effects: effects, on: connection)
+            let rows = DemoRows(effects: effects, connection: connection)
             let postIDs = try DemoRows.reservePostIDs(count: plan.posts.count, on: connection)
             for range in Self.slices(of: plan.posts.count) {
-                try writes.apply(DemoRows.insertPosts(plan.posts[range], of: plan.posts, ids: postIDs, authors: authors,
-                                                      on: connection), on: connection)
+                try rows.insertPosts(plan.posts[range], of: plan.posts, ids: postIDs, authors: authors)
             }
             for range in Self.slices(of: plan.likes.count) {
-                try writes.apply(DemoRows.insertLikes(plan.likes[range], postIDs: postIDs, authors: authors, on: connection),
-                                 on: connection)
+                try rows.insertLikes(plan.likes[range], postIDs: postIDs, authors: authors)
             }
             // Made here so that a reply can name its comment, whichever statement writes either.
             let commentIDs = plan.comments.map { _ in UUID() }
             for range in Self.slices(of: plan.comments.count) {
-                try writes.apply(DemoRows.insertComments(plan.comments[range], of: plan.comments, ids: commentIDs,
-                                                         postIDs: postIDs, authors: authors, on: connection), on: connection)
+                try rows.insertComments(plan.comments[range], of: plan.comments, ids: commentIDs, postIDs: postIDs, authors: authors)
             }
             for range in Self.slices(of: plan.commentLikes.count) {
-                try writes.apply(DemoRows.insertCommentLikes(plan.commentLikes[range], commentIDs: commentIDs, authors: authors,
-                                                             on: connection), on: connection)
+                try rows.insertCommentLikes(plan.commentLikes[range], commentIDs: commentIDs, authors: authors)
             }
             for range in Self.slices(of: postIDs.count) {
                 try DemoRows.settleCounters(of: postIDs[range], on: connection)
             }
             return Counts(users: created.count, posts: postIDs.count, likes: plan.likes.count,
                           comments: plan.comments.count, commentLikes: plan.commentLikes.count,
-                          follows: follows.count)
+                          follows: follows)
         }
     }
 

@@ -1,106 +1,65 @@
-import Foundation
+import Postgres
 
-/// One row of `changes` as an event makes it (API.md "Changes and live events"): its type,
-/// what the feed's filters look at, and the type's own fields as one JSON object.
-struct ChangeRow: Sendable, Equatable {
-    enum Kind: String, Sendable {
-        case postCreated = "post.created"
-        case postUpdated = "post.updated"
-        case postDeleted = "post.deleted"
-        case likeChanged = "like.changed"
-        case commentCreated = "comment.created"
-        case commentDeleted = "comment.deleted"
-        case commentLiked = "comment.liked"
-        case profileUpdated = "profile.updated"
-        case profileDeleted = "profile.deleted"
-        case followChanged = "follow.changed"
-        /// Private, to each user concerned: their blocks or mutes changed (never shown; it
-        /// tells their open streams to read the sets again, in order with everything else).
-        case relationsChanged = "relations.changed"
-    }
-
-    let kind: Kind
-    var postID: Int64?
-    var parentID: Int64?
-    /// A move's former parent; `reparented` tells a former root (nil) from no move.
-    var oldParentID: Int64?
-    var reparented = false
-    let userID: Int64
-    var recipientID: Int64?
-    let data: [UInt8]
-}
-
-/// Which changes each event records: one per event, but for `relationsChanged` (one per
-/// user concerned). The members of each type's data are API.md's, in its order.
+/// Which change each event records (API.md "Changes and live events"): one per event, in
+/// the events' order; for `relations_changed` a private one to the user concerned (never
+/// shown: it tells their open streams to read their sets again, in order with everything
+/// else). The members of each type's data are API.md's, in its order.
 enum ChangeRows {
-    static func rows(for event: DomainEvent) -> [ChangeRow] {
-        switch event {
-        case .postCreated(let e):
-            var data = JSONObject()
-            data.addRaw("post", e.json)
-            if let count = e.parentChildCount { data.add("parent_child_count", count) }
-            return [ChangeRow(kind: .postCreated, postID: e.post, parentID: e.parent, userID: e.author, data: data.finished)]
-        case .postUpdated(let e):
-            var data = JSONObject()
-            data.addRaw("post", e.json)
-            if let movedFrom = e.movedFrom { data.add("old_parent_id", movedFrom) }
-            return [ChangeRow(kind: .postUpdated, postID: e.post, parentID: e.parent, oldParentID: e.movedFrom ?? nil,
-                              reparented: e.movedFrom != nil, userID: e.actor, data: data.finished)]
-        case .postsDeleted(let e):
-            var data = JSONObject()
-            data.add("deleted_ids", e.deletedIDs)
-            if let count = e.parentChildCount { data.add("parent_child_count", count) }
-            return [ChangeRow(kind: .postDeleted, postID: e.post, parentID: e.parent, userID: e.actor, data: data.finished)]
-        case .likeChanged(let e):
-            var data = JSONObject()
-            data.add("liked", e.liked)
-            data.add("like_count", e.likeCount)
-            return [ChangeRow(kind: .likeChanged, postID: e.post, parentID: e.parent, userID: e.actor, data: data.finished)]
-        case .commentCreated(let e):
-            var data = JSONObject()
-            data.addRaw("comment", e.json)
-            data.add("comment_count", e.commentCount)
-            data.add("reply_to", e.replyTo.map(\.lowercasedText))
-            return [ChangeRow(kind: .commentCreated, postID: e.post, parentID: e.postParent, userID: e.actor, data: data.finished)]
-        case .commentDeleted(let e):
-            var data = JSONObject()
-            data.add("comment_id", e.comment.lowercasedText)
-            data.add("comment_count", e.commentCount)
-            data.add("reply_to", e.replyTo.map(\.lowercasedText))
-            return [ChangeRow(kind: .commentDeleted, postID: e.post, parentID: e.postParent, userID: e.actor, data: data.finished)]
-        case .commentLikeChanged(let e):
-            var data = JSONObject()
-            data.add("comment_id", e.comment.lowercasedText)
-            data.add("liked", e.liked)
-            data.add("like_count", e.likeCount)
-            return [ChangeRow(kind: .commentLiked, postID: e.post, parentID: e.postParent, userID: e.actor, data: data.finished)]
-        case .followChanged(let e):
-            var data = JSONObject()
-            data.add("follower_id", e.follower)
-            data.add("followee_id", e.followee)
-            data.add("following", e.following)
-            data.add("followers_count", e.followersCount)
-            data.add("following_count", e.followingCount)
-            return [ChangeRow(kind: .followChanged, userID: e.actor, data: data.finished)]
-        case .relationsChanged(let e):
-            return e.users.map { ChangeRow(kind: .relationsChanged, userID: $0, recipientID: $0, data: Array("{}".utf8)) }
-        case .profileUpdated(let e):
-            var data = JSONObject()
-            data.addRaw("profile", e.json)
-            return [ChangeRow(kind: .profileUpdated, userID: e.user, data: data.finished)]
-        case .profileDeleted(let e):
-            return [ChangeRow(kind: .profileDeleted, userID: e.user, data: Array("{}".utf8))]
+    /// Private changes of this type are for the live feed's own bookkeeping.
+    static let relationsChanged = "relations.changed"
+
+    /// A select of the table's changes: `seq`, then the `changes` columns (`type`, `post_id`,
+    /// `parent_id`, `old_parent_id`, `reparented`, `user_id`, `recipient_id`, `data`).
+    static func select(_ table: EventTable) -> SQLQuery {
+        switch table {
+        case .postCreated:
+            row("post.created", post: "post", parent: "parent", user: "author", data: """
+                CASE WHEN parent_child_count IS NULL THEN json_build_object('post', json)
+                     ELSE json_build_object('post', json, 'parent_child_count', parent_child_count) END
+                """, from: table)
+        case .postUpdated:
+            row("post.updated", post: "post", parent: "parent", oldParent: "old_parent", reparented: "moved", user: "actor", data: """
+                CASE WHEN moved THEN json_build_object('post', json, 'old_parent_id', old_parent)
+                     ELSE json_build_object('post', json) END
+                """, from: table)
+        case .postsDeleted:
+            row("post.deleted", post: "post", parent: "parent", user: "actor", data: """
+                CASE WHEN parent_child_count IS NULL THEN json_build_object('deleted_ids', deleted_ids)
+                     ELSE json_build_object('deleted_ids', deleted_ids, 'parent_child_count', parent_child_count) END
+                """, from: table)
+        case .likeChanged:
+            row("like.changed", post: "post", parent: "parent", user: "actor",
+                data: "json_build_object('liked', liked, 'like_count', like_count)", from: table)
+        case .commentCreated:
+            row("comment.created", post: "post", parent: "post_parent", user: "actor",
+                data: "json_build_object('comment', json, 'comment_count', comment_count, 'reply_to', reply_to)", from: table)
+        case .commentDeleted:
+            row("comment.deleted", post: "post", parent: "post_parent", user: "actor",
+                data: "json_build_object('comment_id', comment, 'comment_count', comment_count, 'reply_to', reply_to)", from: table)
+        case .commentLikeChanged:
+            row("comment.liked", post: "post", parent: "post_parent", user: "actor",
+                data: "json_build_object('comment_id', comment, 'liked', liked, 'like_count', like_count)", from: table)
+        case .followChanged:
+            row("follow.changed", user: "actor", data: """
+                json_build_object('follower_id', follower, 'followee_id', followee, 'following', following,
+                                  'followers_count', followers_count, 'following_count', following_count)
+                """, from: table)
+        case .relationsChanged:
+            row(relationsChanged, user: "user_id", recipient: "user_id", data: "'{}'::json", from: table)
+        case .profileUpdated:
+            row("profile.updated", user: "user_id", data: "json_build_object('profile', json)", from: table)
+        case .profileDeleted:
+            row("profile.deleted", user: "user_id", data: "'{}'::json", from: table)
         }
     }
-}
 
-extension UUID {
-    /// As API.md shows ids: lowercase, `8-4-4-4-12`.
-    var lowercasedText: String { uuidString.lowercased() }
-}
-
-extension JSONObject {
-    mutating func add(_ key: String, _ integers: [Int64]) {
-        addRaw(key, Array("[\(integers.map(String.init).joined(separator: ","))]".utf8))
+    private static func row(_ type: String, post: String = "NULL", parent: String = "NULL", oldParent: String = "NULL",
+                            reparented: String = "false", user: String, recipient: String = "NULL", data: String,
+                            from table: EventTable) -> SQLQuery {
+        SQLQuery(unsafeSQL: """
+            SELECT seq, '\(type)' AS type, \(post)::bigint AS post_id, \(parent)::bigint AS parent_id, \
+            \(oldParent)::bigint AS old_parent_id, \(reparented) AS reparented, \(user)::bigint AS user_id, \
+            \(recipient)::bigint AS recipient_id, \(data) AS data FROM \(table.rawValue)
+            """)
     }
 }

@@ -5,7 +5,7 @@ import Postgres
 /// the follower's home feed, see `FeedEffects`); and the followers and following pages.
 struct FollowService: Sendable {
     let pool: ConnectionPool
-    let writes: WritePath
+    let effects: EventEffects
 
     /// How many of the followee's newest posts a new follow copies into the follower's feed.
     /// Older ones never appear there (a departure, in CHANGELOG): the copy is part of the
@@ -23,22 +23,22 @@ struct FollowService: Sendable {
     func set(following on: Bool, user target: Int64, by caller: Caller) throws -> State {
         guard target != caller.userID else { throw APIError.invalid("you cannot follow yourself") }
         let me = caller.userID
-        return try writes.run { connection in
-            // Both users' follows and counters hold still (see FollowEdges, FeedEffects).
+        let row = try pool.withTransaction { connection in
+            // Both users' follows and counters hold still, and the write below reads with a
+            // snapshot taken after the locks (see FollowEdges, FeedEffects).
             try connection.query(WriteLocks.profiles([me, target]).sql)
-            let rows = try connection.query(on ? follow(target, by: me) : unfollow(target, by: me)).rows
-            guard let row = rows.first, try row.decode("found", as: Int.self) == 1 else { throw APIError.notFound("no such user") }
-            if try row.decode("blocked", as: Bool.self) {
-                throw APIError.forbidden("you cannot follow this user: one of you blocked the other")
-            }
-            let state = State(following: on, followersCount: Int(try row.decode("target_followers_count", as: Int32.self)))
-            return Written(state, try FollowEdges.followChanges(rows, following: on, actor: { _ in me }))
+            return try effects.run(on ? follow(target, by: me) : unfollow(target, by: me), on: connection, committing: true).firstRow()
         }
+        guard try row.decode("found", as: Int.self) == 1 else { throw APIError.notFound("no such user") }
+        if try row.decode("blocked", as: Bool.self) {
+            throw APIError.forbidden("you cannot follow this user: one of you blocked the other")
+        }
+        return State(following: on, followersCount: Int(try row.decode("followers_count", as: Int32.self)))
     }
 
-    /// The follow and the counters; `found`, `blocked` (checked against the table under
-    /// the locks: the caller's cached sets may be a moment old), the followee's
-    /// `followers_count` after it, and the follow made (if any) with its counters.
+    /// The follow, the counters and what follows from it; `found`, `blocked` (checked
+    /// against the table under the locks: the caller's cached sets may be a moment old) and
+    /// the followee's `followers_count` after it.
     private func follow(_ target: Int64, by me: Int64) -> SQLQuery {
         """
         WITH target AS (SELECT user_id FROM profiles WHERE user_id = \(target)),
@@ -48,8 +48,10 @@ struct FollowService: Sendable {
             INSERT INTO follows (follower_id, followee_id) SELECT \(me), user_id FROM target
             WHERE NOT EXISTS (SELECT 1 FROM blocked)
             ON CONFLICT DO NOTHING RETURNING follower_id, followee_id
-        ), \(FollowEdges.counting("made", sign: "+"))
-        \(answer(target, changed: "made"))
+        ), \(FollowEdges.counting("made", sign: "+")),
+        \(FollowEdges.events("made", following: true, actor: "\(me)")),
+        \(effects.ctes(for: [.followChanged], profilesCounted: "counted"))
+        \(answer(target))
         """
     }
 
@@ -57,20 +59,19 @@ struct FollowService: Sendable {
         """
         WITH target AS (SELECT user_id FROM profiles WHERE user_id = \(target)),
         blocked AS (SELECT 1 WHERE false),
-        \(FollowEdges.removal(where: "f.follower_id = \(me) AND f.followee_id = \(target)"))
-        \(answer(target, changed: "gone"))
+        \(FollowEdges.removal(where: "f.follower_id = \(me) AND f.followee_id = \(target)")),
+        \(FollowEdges.events("gone", following: false, actor: "\(me)")),
+        \(effects.ctes(for: [.followChanged], profilesCounted: "counted"))
+        \(answer(target))
         """
     }
 
-    /// The followee's count (as the write left it, or as it was when nothing changed) on
-    /// every row, beside the follow changed, if any.
-    private func answer(_ target: Int64, changed: String) -> SQLQuery {
+    /// The followee's count: as the write left it, or as it was when nothing changed.
+    private func answer(_ target: Int64) -> SQLQuery {
         """
         SELECT (SELECT count(*) FROM target) AS found, EXISTS (SELECT 1 FROM blocked) AS blocked,
                coalesce((SELECT followers_count FROM counted WHERE user_id = \(target)),
-                        (SELECT followers_count FROM profiles WHERE user_id = \(target)), 0) AS target_followers_count,
-               edge.*
-        FROM (SELECT 1) one LEFT JOIN (\(unsafeSQL: FollowEdges.changed(changed))) edge ON true
+                        (SELECT followers_count FROM profiles WHERE user_id = \(target)), 0) AS followers_count
         """
     }
 

@@ -52,6 +52,8 @@ final class JobRunner: Sendable {
         var handlers: [String: [IdleHandler]] = [:]
         /// Kinds whose handler could not be made: never claimed again on this instance.
         var broken: Set<String> = []
+        /// Claims nothing while set (`pause()`).
+        var paused = false
         var threads = 0
     }
 
@@ -121,6 +123,22 @@ final class JobRunner: Sendable {
         pool.close()
     }
 
+    /// Stops claiming jobs and waits (10 s at most) for the batches in flight to finish:
+    /// from its return until `resume()`, no job of this instance is being tried. For a test
+    /// that must change the world between a job's tries, and for an operator's pause.
+    func pause() {
+        state.withLock { $0.paused = true }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while state.withLock({ $0.inFlight.values.reduce(0, +) > 0 || !$0.pending.isEmpty }), ContinuousClock.now < deadline {
+            usleep(5_000)
+        }
+    }
+
+    func resume() {
+        state.withLock { $0.paused = false }
+        wake()
+    }
+
     // MARK: The dispatcher
 
     private func dispatch() {
@@ -155,7 +173,8 @@ final class JobRunner: Sendable {
         var more = false
         for worker in workers {
             let free = state.withLock { state in
-                !state.broken.contains(worker.kind.name) && state.inFlight[worker.kind.name, default: 0] < worker.kind.concurrency
+                !state.paused && !state.broken.contains(worker.kind.name)
+                    && state.inFlight[worker.kind.name, default: 0] < worker.kind.concurrency
             }
             guard free, isRunning else { continue }
             let jobs = try queue.claim(worker.kind)

@@ -2,11 +2,11 @@ import Postgres
 
 /// Likes: like, unlike and toggle, and the page of a post's likers. Every write goes
 /// through `apply`, the one place a like changes: one statement (data-modifying CTEs change
-/// the like row and the post's counter together, after the post's lock) whose answer says
-/// what happened (`LikeChanged`), whose effects the write path records.
+/// the like row and the post's counter together, after the post's lock) that says what
+/// happened (`like_changed`) and records what follows from it (`EventEffects`).
 struct LikeService: Sendable {
     let pool: ConnectionPool
-    let writes: WritePath
+    let effects: EventEffects
 
     enum Action: Sendable {
         case like
@@ -23,15 +23,6 @@ struct LikeService: Sendable {
 
     /// The post's like state after the action, or nil when there is no such post.
     func apply(_ action: Action, post postID: Int64, by caller: Caller) throws -> State? {
-        do {
-            return try writes.run { connection in try write(action, post: postID, by: caller, on: connection) }
-        } catch let error as PostgresError where error.sqlState == .foreignKeyViolation {
-            return nil  // the post was deleted while we liked it
-        }
-    }
-
-    private func write(_ action: Action, post postID: Int64, by caller: Caller,
-                       on connection: PostgresConnection) throws -> Written<State?> {
         let user = caller.userID
         // What the action deletes and inserts; the counter moves by their difference, and
         // is not written at all when nothing changed. Across a block a like may be taken
@@ -44,32 +35,44 @@ struct LikeService: Sendable {
             AND NOT target.deleted AND NOT target.blocked
             ON CONFLICT DO NOTHING RETURNING post_id
             """
+        // The parent as of now (the update's row), not as of the statement's start (before
+        // the lock wait: a reparent may have committed since).
         let query: SQLQuery = """
             WITH lock AS (\(WriteLocks.posts([postID]).sql)),
             target AS (
                 SELECT id, user_id, parent_id, like_count, deleted, user_id = ANY(\(caller.relations.blockedParameter)) AS blocked
                 FROM posts
-                WHERE id = \(postID) AND \(unsafeSQL: WriteLocks.gate)\(Visibility.notSuspended( "posts.user_id"))
+                WHERE id = \(postID) AND \(unsafeSQL: WriteLocks.gate)\(Visibility.notSuspended("posts.user_id"))
             ),
             del AS (\(delete)),
             ins AS (\(insert)),
             upd AS (
                 UPDATE posts SET like_count = like_count + (SELECT count(*) FROM ins) - (SELECT count(*) FROM del)
                 WHERE id = (SELECT id FROM target) AND (EXISTS (SELECT 1 FROM ins) OR EXISTS (SELECT 1 FROM del))
-                RETURNING like_count, parent_id
-            )
+                RETURNING id, like_count, parent_id
+            ),
+            \(EventTable.likeChanged.cte([
+                "seq": "1", "post": "upd.id", "parent": "upd.parent_id", "post_author": "target.user_id", "actor": "\(user)",
+                "liked": "EXISTS (SELECT 1 FROM ins)", "like_count": "upd.like_count",
+            ], "FROM upd, target")),
+            \(effects.ctes(for: [.likeChanged]))
             SELECT (SELECT count(*) FROM target) AS found, coalesce((SELECT deleted FROM target), false) AS tombstone,
-                   coalesce((SELECT blocked FROM target), false) AS blocked, (SELECT user_id FROM target) AS author,
+                   coalesce((SELECT blocked FROM target), false) AS blocked,
                    coalesce((SELECT like_count FROM upd), (SELECT like_count FROM target)) AS like_count,
-                   (SELECT parent_id FROM upd) AS parent_id,
                    (SELECT count(*) FROM ins) AS inserted, (SELECT count(*) FROM del) AS deleted
             """
-        let row = try connection.query(query).firstRow()
-        guard try row.decode("found", as: Int.self) == 1 else { return Written(nil) }
+        let row: PostgresRow
+        do {
+            row = try pool.withRetriedStatement { try effects.run(query, on: $0).firstRow() }
+        } catch let error as PostgresError where error.sqlState == .foreignKeyViolation {
+            return nil  // the post was deleted while we liked it
+        }
+        guard try row.decode("found", as: Int.self) == 1 else { return nil }
         let inserted = try row.decode("inserted", as: Int.self) == 1
         let deleted = try row.decode("deleted", as: Int.self) == 1
         let gives = action == .like || (action == .toggle && !deleted)
-        // A tombstone may lose a like, never gain one (API.md): a toggle that would like it is refused too.
+        // A tombstone may lose a like, never gain one (API.md): a toggle that would like it
+        // is refused too. (Nothing was written: the insert is gated on both.)
         if try row.decode("tombstone", as: Bool.self), gives { throw PostService.tombstoneGone }
         if try row.decode("blocked", as: Bool.self), gives { throw Visibility.blockedInteraction }
         let liked = switch action {
@@ -78,14 +81,7 @@ struct LikeService: Sendable {
         // Neither inserted nor deleted: another request liked it at the same moment.
         case .toggle: !deleted
         }
-        let likeCount: Int = try row.decode("like_count")
-        let state = State(liked: liked, likeCount: likeCount, changed: inserted || deleted)
-        guard inserted || deleted else { return Written(state) }
-        // The parent as of now (the update's row), not as of the statement's start (before
-        // the lock wait: a reparent may have committed since).
-        return Written(state, [.likeChanged(LikeChanged(
-            post: postID, parent: try row.decode("parent_id"), postAuthor: try row.decode("author"), actor: user,
-            liked: inserted, likeCount: likeCount))])
+        return State(liked: liked, likeCount: try row.decode("like_count"), changed: inserted || deleted)
     }
 
     struct Likers: Sendable {

@@ -1,12 +1,12 @@
 import Postgres
 
 /// The moderators' side (API.md "Safety"): the report queue, resolving reports, suspending
-/// users. Every action, what follows from it (`WritePath`) and its log entry are one
+/// users. Every action, what follows from it (`EventEffects`) and its log entry are one
 /// transaction; images of what was removed are queued for deletion in it.
 struct ModerationService: Sendable {
     let pool: ConnectionPool
-    let writes: WritePath
     let posts: PostService
+    let comments: CommentService
 
     /// 403 unless the caller is a moderator or an admin (roles are the operator's to grant).
     func requireModerator(_ caller: Caller) throws {
@@ -57,22 +57,19 @@ struct ModerationService: Sendable {
     /// Resolves the report, and with it every open report on the same target: 404 for no
     /// such report, 409 for one already resolved, 422 for `remove` on a user.
     func resolve(_ reportID: Int64, _ action: Action, note: String, by moderator: Caller) throws {
-        try writes.run { connection -> Written<Void> in
+        try pool.withTransaction { connection in
             guard let report = try connection.query("SELECT target_key, status FROM reports WHERE id = \(reportID) FOR UPDATE").first else {
                 throw APIError.notFound("no such report")
             }
             guard try report.decode("status", as: String.self) == "open" else { throw APIError.conflict("the report is resolved already") }
             let key: String = try report.decode("target_key")
-            var events: [DomainEvent] = []
             switch (action, ReportService.Target(key: key)) {
             case (.dismiss, _):
                 break
             case (.remove, .post(let id)?):
-                let removed = try removePost(id, by: moderator, on: connection)
-                try posts.images.drop(removed.images, on: connection)
-                events = removed.events
+                try removePost(id, by: moderator, on: connection)
             case (.remove, .comment(let id)?):
-                events = try CommentService.remove(id, by: moderator, on: connection)
+                try comments.remove(id, by: moderator, on: connection)
             case (.remove, _):
                 throw APIError.invalid("remove applies to a post or a comment; suspend the user instead")
             case (.suspend, _):
@@ -84,7 +81,6 @@ struct ModerationService: Sendable {
                 WHERE target_key = \(key) AND status = 'open'
                 """)
             try ModerationLog.record(action.rawValue, target: key, report: reportID, note: note, by: moderator, on: connection)
-            return Written((), events)
         }
     }
 
@@ -99,7 +95,7 @@ struct ModerationService: Sendable {
 
     /// A post goes as its author's own delete would, except that others' replies below it
     /// stay (API.md: the tombstone rule of account deletion): then it becomes a tombstone.
-    private func removePost(_ id: Int64, by moderator: Caller, on connection: PostgresConnection) throws -> PostService.SubtreeDeleted {
+    private func removePost(_ id: Int64, by moderator: Caller, on connection: PostgresConnection) throws {
         // The subtree holds still before it is asked whose posts it holds: a reply another
         // user adds meanwhile would otherwise be deleted with it (see `TreeLocks`). Read
         // under the locks: a delete of an ancestor may have won the race (404).
@@ -120,6 +116,7 @@ struct ModerationService: Sendable {
             ) AS others
             """).firstRow().decode("others", as: Bool.self)
         guard others else { return try posts.deleteSubtree(id, by: moderator, checkingOwner: false, on: connection) }
-        return try AccountDeletion.bury([id], by: moderator.userID, on: connection)
+        try posts.images.drop(try AccountDeletion.bury([id], by: moderator.userID, effects: posts.effects, on: connection),
+                              on: connection)
     }
 }

@@ -7,23 +7,14 @@ extension PostService {
     /// Deletes the post and its whole subtree (likes and comments go with them by cascade);
     /// the parent's count drops by one.
     func delete(_ id: Int64, by caller: Caller) throws {
-        try writes.run { connection in
-            let deleted = try deleteSubtree(id, by: caller, checkingOwner: true, on: connection)
-            try images.drop(deleted.images, on: connection)
-            return Written((), deleted.events)
+        try pool.withTransaction { connection in
+            try deleteSubtree(id, by: caller, checkingOwner: true, on: connection)
         }
     }
 
-    /// What a subtree's deletion did: its events, and the images it no longer names (to
-    /// queue for deletion in the same transaction).
-    struct SubtreeDeleted {
-        let events: [DomainEvent]
-        let images: [String?]
-    }
-
-    /// The delete in the caller's transaction. `checkingOwner` false: a moderator's removal.
-    func deleteSubtree(_ id: Int64, by caller: Caller, checkingOwner: Bool,
-                       on connection: PostgresConnection) throws -> SubtreeDeleted {
+    /// The delete in the caller's transaction, its images queued for deletion with it.
+    /// `checkingOwner` false: a moderator's removal.
+    func deleteSubtree(_ id: Int64, by caller: Caller, checkingOwner: Bool, on connection: PostgresConnection) throws {
         func check() throws -> OwnedPost {
             checkingOwner ? try owned(id, by: caller, on: connection) : try existing(id, on: connection)
         }
@@ -37,8 +28,9 @@ extension PostService {
         }
         // Read again under the locks: a delete of an ancestor may have won the race.
         let parentID = try check().parentID
-        // The rows, and their authors' `posts_count` (profiles in key order, as every lock).
-        let subtree = try connection.query("""
+        // The rows, their authors' `posts_count` (profiles in key order, as every lock), the
+        // parent's count, and the event.
+        let dropped = try effects.run("""
             WITH RECURSIVE subtree(id) AS (
                 SELECT \(id)::bigint
                 UNION ALL
@@ -48,17 +40,17 @@ extension PostService {
             ), counted AS (
                 UPDATE profiles pr SET posts_count = pr.posts_count - n.n
                 FROM (SELECT user_id, count(*) AS n FROM gone GROUP BY user_id ORDER BY user_id) n WHERE pr.user_id = n.user_id
-            )
-            SELECT id, image_url FROM gone ORDER BY id
-            """).rows
-        let ids: [Int64] = try subtree.map { try $0.decode("id") }
-        let parentCount = try connection.query("""
-            UPDATE posts SET child_count = child_count - 1 WHERE id = \(parentID) RETURNING child_count
-            """).first.map { Int(try $0.decode("child_count", as: Int32.self)) }
-        return SubtreeDeleted(
-            events: [.postsDeleted(PostsDeleted(post: id, parent: parentID, parentChildCount: parentCount, actor: caller.userID,
-                                                deletedIDs: ids))],
-            images: try subtree.map { try $0.decode("image_url", as: String?.self) })
+            ), parent AS (
+                UPDATE posts SET child_count = child_count - 1 WHERE id = \(parentID) RETURNING child_count
+            ),
+            \(EventTable.postsDeleted.cte([
+                "seq": "1", "post": "\(id)", "parent": "\(parentID)", "parent_child_count": "(SELECT child_count FROM parent)",
+                "actor": "\(caller.userID)", "deleted_ids": "(SELECT array_agg(id ORDER BY id) FROM gone)",
+            ], "")),
+            \(effects.ctes(for: [.postsDeleted]))
+            SELECT image_url FROM gone
+            """, on: connection).rows.map { try $0.decode("image_url", as: String?.self) }
+        try images.drop(dropped, on: connection)
     }
 
     /// Moves a post (and its subtree) under another parent, or to the root. A parent that is
@@ -67,7 +59,7 @@ extension PostService {
     /// a loop (A under B's descendant, B under A's) share a lock, so the second checks
     /// after the first has committed.
     func reparent(_ id: Int64, under newParent: Int64?, by caller: Caller) throws -> [UInt8] {
-        try writes.run { connection -> Written<[UInt8]> in
+        try pool.withTransaction { connection -> [UInt8] in
             _ = try owned(id, by: caller, on: connection)
             if newParent == id { throw APIError.conflict("a post cannot be its own parent") }
             try TreeLocks.lock(on: connection) {
@@ -85,7 +77,7 @@ extension PostService {
                 // Moving a post under the other side of a block is posting under it (403);
                 // a suspended user's post cannot be read, nor posted under (404).
                 let author = try connection.query("""
-                    SELECT user_id, EXISTS (SELECT 1 FROM posts WHERE id = \(newParent)\(Visibility.notSuspended( "posts.user_id"))) AS active
+                    SELECT user_id, EXISTS (SELECT 1 FROM posts WHERE id = \(newParent)\(Visibility.notSuspended("posts.user_id"))) AS active
                     FROM posts WHERE id = \(newParent)
                     """).firstRow()
                 guard try author.decode("active", as: Bool.self) else { throw APIError.notFound("no such parent post") }
@@ -96,18 +88,21 @@ extension PostService {
                     UPDATE posts SET child_count = child_count + (CASE WHEN id = \(newParent) THEN 1 ELSE -1 END)
                     WHERE id = \(oldParent) OR id = \(newParent)
                     """)
-                try connection.query("UPDATE posts SET parent_id = \(newParent) WHERE id = \(id)")
             }
-            let row = try connection.query("""
-                SELECT \(unsafeSQL: PostShape.columns)\(PostShape.likedByMe(caller: caller))
-                FROM posts p \(unsafeSQL: PostShape.authorJoin) WHERE p.id = \(id)
-                """).firstRow()
-            var post: [UInt8] = []
-            try PostShape.append(row, withLiked: false, to: &post)
-            var answer: [UInt8] = []
-            try PostShape.append(row, withLiked: true, to: &answer)
-            return Written(answer, [.postUpdated(PostUpdated(post: id, parent: newParent, actor: caller.userID, json: post,
-                                                             movedFrom: .some(oldParent)))])
+            let query: SQLQuery = """
+                WITH p AS (UPDATE posts SET parent_id = \(newParent) WHERE id = \(id) RETURNING *),
+                \(EventTable.postUpdated.cte([
+                    "seq": "1", "post": "p.id", "parent": "p.parent_id", "actor": "\(caller.userID)",
+                    "json": "\(unsafeSQL: PostShape.json)", "moved": "true", "old_parent": "\(oldParent)",
+                    "mentions_added": "NULL", "mentions_removed": "NULL",
+                ], "FROM p \(unsafeSQL: PostShape.authorJoin)")),
+                \(effects.ctes(for: [.postUpdated]))
+                SELECT \(unsafeSQL: PostShape.columns)\(PostShape.likedByMe(caller: caller)) FROM p \(unsafeSQL: PostShape.authorJoin)
+                """
+            guard let post = try Self.single(effects.run(query, on: connection, committing: true), withLiked: true) else {
+                throw APIError.notFound("no such post")
+            }
+            return post
         }
     }
 

@@ -1,20 +1,25 @@
 import Postgres
 
 /// Creating and editing posts, each in one transaction that keeps `child_count` and the
-/// author's `posts_count` exact and says what happened (`PostCreated`, `PostUpdated`) for
-/// the write path to record. Image files are kept (renamed into place) before the commit
-/// and removed again if it fails; images a commit drops are queued for deletion in it.
-/// Deleting and moving are in `PostService+Tree`.
+/// author's `posts_count` exact, says what happened (`post_created`, `post_updated`) and
+/// records what follows (`EventEffects`) in the same statement. Image files are kept
+/// (renamed into place) before the commit and removed again if it fails; images a commit
+/// drops are queued for deletion in it. Deleting and moving are in `PostService+Tree`.
 extension PostService {
     /// Creates a post: the post, or the first answer again for a retried key.
     func create(_ draft: PostDraft, by caller: Caller, idempotency: IdempotentRequest?) throws -> Created {
         let stored = try draft.image.map(images.keep)
         do {
-            let outcome = try writes.run { connection -> Written<Created> in
-                if let replay = try idempotency?.replay(on: connection) { return Written(.replayed(replay)) }
-                let written = try insert(draft, image: stored, by: caller, on: connection)
-                try idempotency?.record(written.value, as: "post", on: connection)
-                return Written(.created(written.value), written.events)
+            let outcome = try pool.withTransaction { connection -> Created in
+                if let replay = try idempotency?.replay(on: connection) { return .replayed(replay) }
+                // The locks in a statement of their own, before the insert: its fan-out reads
+                // the author's followers with a snapshot taken after them (`FeedEffects`).
+                var locks = WriteLocks.posts([draft.parentID])
+                locks.add(profile: caller.userID, .shared)
+                try connection.query(locks.sql)
+                let post = try insert(draft, image: stored, by: caller, on: connection, committing: idempotency == nil)
+                try idempotency?.record(post, as: "post", on: connection)
+                return .created(post)
             }
             // The first request made the post: this one's image is not needed.
             if case .replayed = outcome { images.remove(url: stored?.url) }
@@ -26,10 +31,9 @@ extension PostService {
     }
 
     /// The row, the parent's count and the author's in one statement: no parent row, no
-    /// post (404). The author's profile lock (shared) comes first: its followers hold still
-    /// until the commit, so the feed's fan-out sees every follow made before (`FeedEffects`).
+    /// post (404). The answer is the post as the change carries it, with `liked_by_me` false.
     private func insert(_ draft: PostDraft, image: ImageStore.Stored?, by caller: Caller,
-                        on connection: PostgresConnection) throws -> Written<[UInt8]> {
+                        on connection: PostgresConnection, committing: Bool) throws -> [UInt8] {
         let parentID: Int64? = draft.parentID
         let locationTag: String? = draft.locationTag
         let imageURL: String? = image?.url
@@ -38,14 +42,11 @@ extension PostService {
         // No lookup at all when no field holds a candidate `@name` (most posts).
         let mentions = try Mentions.resolve([("title", draft.title), ("summary", draft.summary), ("body", draft.body)],
                                             on: connection)
-        var locks = WriteLocks.posts([parentID])
-        locks.add(profile: caller.userID, .shared)
         let query: SQLQuery = """
-            WITH lock AS (\(locks.sql)),
-            parent AS (
+            WITH parent AS (
                 UPDATE posts SET child_count = child_count + 1
                 WHERE id = \(parentID) AND NOT deleted AND user_id <> ALL(\(caller.relations.blockedParameter))
-                  AND \(unsafeSQL: WriteLocks.gate)\(Visibility.notSuspended( "posts.user_id"))
+                  \(Visibility.notSuspended("posts.user_id"))
                 RETURNING id, user_id, child_count
             ), p AS (
                 INSERT INTO posts (user_id, parent_id, title, summary, body, image_url, image_width, image_height,
@@ -53,28 +54,31 @@ extension PostService {
                 SELECT \(caller.userID), \(parentID)::bigint, \(draft.title), \(draft.summary), \(draft.body),
                        \(imageURL)::text, \(imageWidth)::int, \(imageHeight)::int,
                        \(draft.timezone), \(locationTag)::text, \(draft.aiGenerated), \(Mentions.column(mentions))::json
-                WHERE (\(parentID)::bigint IS NULL OR EXISTS (SELECT 1 FROM parent)) AND \(unsafeSQL: WriteLocks.gate)
+                WHERE \(parentID)::bigint IS NULL OR EXISTS (SELECT 1 FROM parent)
                 RETURNING *
             ), counted AS (
-                UPDATE profiles SET posts_count = posts_count + 1 WHERE user_id = \(caller.userID) AND EXISTS (SELECT 1 FROM p)
-            )
-            SELECT \(unsafeSQL: PostShape.columns), parent.user_id AS parent_author, parent.child_count AS parent_child_count
-            FROM p \(unsafeSQL: PostShape.authorJoin) LEFT JOIN parent ON true
+                UPDATE profiles pr SET posts_count = posts_count + 1 WHERE user_id = \(caller.userID) AND EXISTS (SELECT 1 FROM p)
+                RETURNING pr.*
+            ),
+            \(EventTable.postCreated.cte([
+                "seq": "1", "post": "p.id", "author": "p.user_id", "parent": "p.parent_id", "parent_author": "parent.user_id",
+                "parent_child_count": "parent.child_count", "created_at": "p.created_at", "json": "\(unsafeSQL: PostShape.json)",
+                "mentioned": "\(PostgresArray(mentions.map(\.userID)))",
+            ], "FROM p \(unsafeSQL: PostShape.authorJoin) LEFT JOIN parent ON true")),
+            \(effects.ctes(for: [.postCreated], profilesCounted: "counted"))
+            SELECT \(unsafeSQL: PostShape.columns), false AS liked_by_me FROM p \(unsafeSQL: PostShape.authorJoin)
             """
-        guard let row = try Self.insertingUnderParent(query, on: connection).first else {
+        let result: PostgresResult
+        do {
+            result = try effects.run(query, on: connection, committing: committing)
+        } catch let error as PostgresError where error.sqlState == .foreignKeyViolation {
+            // The parent, deleted between our update of it and the insert's own check.
+            throw APIError.notFound("no such parent post")
+        }
+        guard let post = try Self.single(result, withLiked: true) else {
             throw try Self.refusal(toActOn: parentID, by: caller, notFound: "no such parent post", on: connection)
         }
-        var post: [UInt8] = []
-        try PostShape.append(row, withLiked: false, to: &post)
-        let parentChildCount: Int32? = try row.decode("parent_child_count")
-        return Written(Self.withNoLike(post), [.postCreated(PostCreated(
-            post: try row.decode("id"), author: caller.userID, parent: parentID, parentAuthor: try row.decode("parent_author"),
-            parentChildCount: parentChildCount.map(Int.init), json: post, mentioned: mentions.map(\.userID)))])
-    }
-
-    /// The author's answer: the post as the change carries it, with `liked_by_me` false.
-    private static func withNoLike(_ post: [UInt8]) -> [UInt8] {
-        post.dropLast() + Array(#","liked_by_me":false}"#.utf8)
+        return post
     }
 
     /// Why a write about a post (a like, a comment, a child) found nothing to act on, read
@@ -100,28 +104,22 @@ extension PostService {
         try connection.query("SELECT deleted FROM posts WHERE id = \(id)").first?.decode("deleted", as: Bool.self) ?? false
     }
 
-    /// The insert, where a parent deleted between our update of it and the insert's own
-    /// check shows as a foreign-key violation: that too is "no such parent".
-    private static func insertingUnderParent(_ query: SQLQuery, on connection: PostgresConnection) throws -> PostgresResult {
-        do {
-            return try connection.query(query)
-        } catch where error.sqlState == .foreignKeyViolation {
-            throw APIError.notFound("no such parent post")
-        }
-    }
-
     /// Changes what the edits name; only the author may (403), and only an existing post (404).
     func update(_ id: Int64, with edits: PostEdits, by caller: Caller) throws -> [UInt8] {
         let stored = try edits.image.map(images.keep)
         do {
-            return try writes.run { connection -> Written<[UInt8]> in
+            return try pool.withTransaction { connection -> [UInt8] in
                 try connection.query(WriteLocks.posts([id]).sql)
                 let owned = try lockOwned(id, by: caller, on: connection)
                 let previous = owned.imageURL
+                // The image it replaced, if any (the same URL again is no replacement).
+                if stored != nil, previous != stored?.url { try images.drop([previous], on: connection) }
                 let title: String? = edits.title
                 let summary: String? = edits.summary
                 let body: String? = edits.body
                 let mentions = try Self.mentions(after: edits, of: owned, on: connection)
+                let before = Set(Mentions.decode(owned.mentions).map(\.userID))
+                let after = mentions.map { Set($0.map(\.userID)) } ?? before
                 let changesLocation: Bool = edits.locationTag != nil
                 let location: String? = edits.locationTag.flatMap { $0 }
                 let imageURL: String? = stored?.url
@@ -140,25 +138,21 @@ extension PostService {
                             mentions = CASE WHEN \(mentions != nil) THEN \(mentions.map { Mentions.column($0) } ?? nil)::json
                                             ELSE mentions END
                         WHERE id = \(id) RETURNING *
-                    )
+                    ),
+                    \(EventTable.postUpdated.cte([
+                        "seq": "1", "post": "p.id", "parent": "p.parent_id", "actor": "\(caller.userID)",
+                        "json": "\(unsafeSQL: PostShape.json)", "moved": "false", "old_parent": "NULL",
+                        "mentions_added": "\(PostgresArray(after.subtracting(before).sorted()))",
+                        "mentions_removed": "\(PostgresArray(before.subtracting(after).sorted()))",
+                    ], "FROM p \(unsafeSQL: PostShape.authorJoin)")),
+                    \(effects.ctes(for: [.postUpdated]))
                     SELECT \(unsafeSQL: PostShape.columns)\(PostShape.likedByMe(caller: caller))
                     FROM p \(unsafeSQL: PostShape.authorJoin)
                     """
-                guard let row = try connection.query(query).first else { throw APIError.notFound("no such post") }
-                var post: [UInt8] = []
-                try PostShape.append(row, withLiked: false, to: &post)
-                var answer: [UInt8] = []
-                try PostShape.append(row, withLiked: true, to: &answer)
-                // The image it replaced, if any (the same URL again is no replacement).
-                if stored != nil, previous != stored?.url { try images.drop([previous], on: connection) }
-                var updated = PostUpdated(post: id, parent: try row.decode("parent_id"), actor: caller.userID, json: post)
-                if let mentions {
-                    let before = Set(Mentions.decode(owned.mentions).map(\.userID))
-                    let after = Set(mentions.map(\.userID))
-                    updated.mentionsAdded = after.subtracting(before).sorted()
-                    updated.mentionsRemoved = before.subtracting(after).sorted()
+                guard let post = try Self.single(effects.run(query, on: connection, committing: true), withLiked: true) else {
+                    throw APIError.notFound("no such post")
                 }
-                return Written(answer, [.postUpdated(updated)])
+                return post
             }
         } catch {
             images.remove(url: stored?.url)

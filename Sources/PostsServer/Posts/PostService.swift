@@ -5,7 +5,7 @@ import Postgres
 /// one of the (…, created_at DESC, id DESC) indexes, so it costs the same at any depth.
 struct PostService: Sendable {
     let pool: ConnectionPool
-    let writes: WritePath
+    let effects: EventEffects
     let images: ImageStore
 
     /// A page of posts already written as a JSON array, with the cursor that continues it.

@@ -27,6 +27,9 @@ enum PostShape {
 
     static let columns = shape.selectList()
 
+    /// The post as a `json` expression, for the events a write records.
+    static let json = shape.jsonSQL
+
     /// Joins the author's profile for `author_name` (by primary key: no scan, no count).
     static let authorJoin = "LEFT JOIN profiles pr ON pr.user_id = p.user_id"
 

@@ -4,7 +4,7 @@ import Postgres
 /// Profiles come back as API.md's JSON, written by `ProfileShape`.
 struct ProfileService: Sendable {
     let pool: ConnectionPool
-    let writes: WritePath
+    let effects: EventEffects
     /// Where a replaced avatar's deletion is queued.
     let images: ImageStore
 
@@ -53,9 +53,9 @@ struct ProfileService: Sendable {
         case .set(let url): (avatarGiven, avatar) = (true, url)
         }
         do {
-            return try writes.run { connection -> Written<[UInt8]> in
+            return try pool.withTransaction { connection -> [UInt8] in
                 // The profile's lock before the write (its change carries its counters).
-                let row = try connection.query("""
+                let row = try effects.run("""
                     WITH lock AS (\(WriteLocks.profiles([userID]).sql)),
                     previous AS (SELECT avatar_url FROM profiles WHERE user_id = \(userID)),
                     pr AS (
@@ -66,13 +66,16 @@ struct ProfileService: Sendable {
                             avatar_url = CASE WHEN \(avatarGiven) THEN \(avatar)::text ELSE avatar_url END
                         WHERE user_id = \(userID) AND \(unsafeSQL: WriteLocks.gate)
                         RETURNING *
-                    )
+                    ),
+                    \(EventTable.profileUpdated.cte(["seq": "1", "user_id": "pr.user_id", "json": "\(unsafeSQL: ProfileShape.json)"],
+                                                    "FROM pr")),
+                    \(effects.ctes(for: [.profileUpdated]))
                     SELECT \(unsafeSQL: ProfileShape.columns), (SELECT avatar_url FROM previous) AS previous_avatar FROM pr
-                    """).first
+                    """, on: connection).first
                 guard let row, let profile = try Self.json(row) else { throw APIError.notFound("no profile for this user") }
                 let previous: String? = try row.decode("previous_avatar")
                 if avatarGiven, previous != avatar { try images.drop([previous], on: connection) }
-                return Written(profile, [.profileUpdated(ProfileUpdated(user: userID, json: profile))])
+                return profile
             }
         } catch let error as PostgresError where error.sqlState == .uniqueViolation {
             throw APIError.conflict("that username is taken")

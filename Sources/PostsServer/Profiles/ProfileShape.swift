@@ -17,6 +17,9 @@ enum ProfileShape {
 
     static let columns = shape.selectList()
 
+    /// The profile as a `json` expression, for the events a write records.
+    static let json = shape.jsonSQL
+
     /// The profile whose columns start at `first`, as a JSON object; with `followedByMe`,
     /// the column that holds it (see `followedByMe(caller:)`).
     static func append(_ row: PostgresRow, from first: Int = 0, followedByMe: Int? = nil, to out: inout [UInt8]) throws {

@@ -2,10 +2,10 @@ import Postgres
 
 /// Blocks and mutes (API.md "Safety"): idempotent writes of one row, and the caller's
 /// lists of them, newest first. What they hide is `Visibility`'s; a write that changed a
-/// set says so (`RelationsChanged`), so that the streams already open see it too.
+/// set says so (`relations_changed`), so that the streams already open see it too.
 struct RelationService: Sendable {
     let pool: ConnectionPool
-    let writes: WritePath
+    let effects: EventEffects
 
     enum Kind: Sendable {
         case block, mute
@@ -30,28 +30,28 @@ struct RelationService: Sendable {
         // A block also removes the follows between the two, both ways.
         let blocking = kind == .block && on
         let unfollows: SQLQuery = blocking ? """
-            , \(FollowEdges.removal(where: """
+            \(FollowEdges.removal(where: """
                 (f.follower_id = \(caller.userID) AND f.followee_id = \(target))
                 OR (f.follower_id = \(target) AND f.followee_id = \(caller.userID))
-                """))
+                """)),
+            \(FollowEdges.events("gone", following: false, actor: "\(caller.userID)")),
             """ : ""
-        let removed: String = blocking ? FollowEdges.changed("gone") : "SELECT NULL::bigint AS follower_id"
-        try writes.run { connection -> Written<Void> in
+        let tables: [EventTable] = blocking ? [.followChanged, .relationsChanged] : [.relationsChanged]
+        let query: SQLQuery = """
+            WITH target AS (SELECT id FROM users WHERE id = \(target)), written AS (\(write)),
+            moved AS (
+                UPDATE users SET relations_version = nextval('relations_versions')
+                WHERE id = ANY(\(PostgresArray(concerned))) AND EXISTS (SELECT 1 FROM written) RETURNING id
+            ), \(unfollows)
+            \(EventTable.relationsChanged.cte(["seq": "row_number() OVER (ORDER BY id)", "user_id": "id"], "FROM moved")),
+            \(effects.ctes(for: tables))
+            SELECT (SELECT count(*) FROM target) AS found
+            """
+        let found = try pool.withTransaction { connection in
             if blocking { try connection.query(WriteLocks.profiles(concerned).sql) }
-            let rows = try connection.query("""
-                WITH target AS (SELECT id FROM users WHERE id = \(target)), written AS (\(write)),
-                moved AS (
-                    UPDATE users SET relations_version = nextval('relations_versions')
-                    WHERE id = ANY(\(PostgresArray(concerned))) AND EXISTS (SELECT 1 FROM written) RETURNING id
-                )\(unfollows)
-                SELECT (SELECT count(*) FROM target) AS found, EXISTS (SELECT 1 FROM written) AS changed, edge.*
-                FROM (SELECT 1) one LEFT JOIN (\(unsafeSQL: removed)) edge ON true
-                """).rows
-            guard let first = rows.first, try first.decode("found", as: Int.self) == 1 else { throw APIError.notFound("no such user") }
-            guard try first.decode("changed", as: Bool.self) else { return Written(()) }
-            let unfollowed = blocking ? try FollowEdges.followChanges(rows, following: false, actor: { _ in caller.userID }) : []
-            return Written((), unfollowed + [.relationsChanged(RelationsChanged(users: concerned))])
+            return try effects.run(query, on: connection, committing: true).firstRow().decode("found", as: Int.self)
         }
+        guard found == 1 else { throw APIError.notFound("no such user") }
     }
 
     struct Listed: Sendable {
