@@ -6,7 +6,7 @@ import TestSupport
 /// Catching up after being offline: `/api/changes` walked page by page.
 @Suite struct ClientChangesTests {
     @Test func changesSince_walksEveryPage_inCommitOrder_thenStops() async throws {
-        let server = try ClientTestServer.start()
+        let server = try ClientTestServer.start(cluster: .changes)
         defer { server.stop() }
         let ash = try await server.signedIn("ash@example.com")
         let start = try await ash.changesPosition()
@@ -39,7 +39,7 @@ import TestSupport
     }
 
     @Test func aCursorBehindRetention_isGone() async throws {
-        let server = try ClientTestServer.start()
+        let server = try ClientTestServer.start(cluster: .changes)
         defer { server.stop() }
         let ash = try await server.signedIn("ash@example.com")
         let start = try await ash.changesPosition()

@@ -9,7 +9,7 @@ import TestSupport
 @Suite struct ClientEventsTests {
     @Test func liveChanges_resumeAcrossARestart_withoutGapOrDuplicate() async throws {
         try await withDeadline {
-            var server = try ClientTestServer.start()
+            var server = try ClientTestServer.start(cluster: .changes)
             defer { server.stop() }
             let ash = try await server.signedIn("ash@example.com")
             // Opening from a known position: nothing committed before the stream's head is lost.
@@ -40,7 +40,7 @@ import TestSupport
 
     @Test func aFilter_selectsThePostsChanges() async throws {
         try await withDeadline {
-            let server = try ClientTestServer.start()
+            let server = try ClientTestServer.start(cluster: .changes)
             defer { server.stop() }
             let ash = try await server.signedIn("ash@example.com")
             // The position is conservative (it may precede writes not yet past the server's
@@ -61,7 +61,7 @@ import TestSupport
 
     @Test func aCursorPastRetention_orMalformed_isThrown_notRetried() async throws {
         try await withDeadline {
-            let server = try ClientTestServer.start()
+            let server = try ClientTestServer.start(cluster: .changes)
             defer { server.stop() }
             let ash = try await server.signedIn("ash@example.com")
             let start = try await ash.changesPosition()
@@ -103,7 +103,7 @@ import TestSupport
 
     @Test func aServerThatStaysDown_endsTheSequence_afterTheAttemptsAreSpent() async throws {
         try await withDeadline {
-            let server = try ClientTestServer.start()
+            let server = try ClientTestServer.start(cluster: .changes)
             let client = server.client()
             server.stop()
             var events = client.events(reconnect: RetryPolicy(maxAttempts: 3, initialDelay: .milliseconds(5),

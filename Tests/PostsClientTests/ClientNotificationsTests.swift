@@ -37,7 +37,7 @@ import TestSupport
     }
 
     @Test func theList_pagesNewestFirst_countsUnread_andMarksRead() async throws {
-        let server = try ClientTestServer.start()
+        let server = try ClientTestServer.start(cluster: .changes)
         defer { server.stop() }
         let (ash, ashID) = try await Self.user("ash@example.com", on: server)
         let (blair, _) = try await Self.user("blair@example.com", on: server)
@@ -79,7 +79,7 @@ import TestSupport
 
     @Test func live_theCallersOwnAlone_asTheListHasThem() async throws {
         try await withDeadline {
-            let server = try ClientTestServer.start()
+            let server = try ClientTestServer.start(cluster: .changes)
             defer { server.stop() }
             let (ash, ashID) = try await Self.user("ash@example.com", on: server)
             let (blair, _) = try await Self.user("blair@example.com", on: server)
@@ -107,7 +107,7 @@ import TestSupport
 
     @Test func live_resumesAcrossARestart_withoutGapOrDuplicate() async throws {
         try await withDeadline {
-            var server = try ClientTestServer.start()
+            var server = try ClientTestServer.start(cluster: .changes)
             defer { server.stop() }
             let (ash, ashID) = try await Self.user("ash@example.com", on: server)
             let (blair, _) = try await Self.user("blair@example.com", on: server)

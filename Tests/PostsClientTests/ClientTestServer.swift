@@ -12,8 +12,10 @@ struct ClientTestServer {
     /// pool's answer on a loaded machine) waited for as an app would.
     static let fastRetries = RetryPolicy(maxAttempts: 4, initialDelay: .milliseconds(20), maximumDelay: .seconds(3))
 
-    static func start(configure: (inout Configuration) -> Void = { _ in }) throws -> ClientTestServer {
-        ClientTestServer(app: try TestApplication.start(configure: configure))
+    /// `cluster`: `.changes` for a test of the change feed (see `TestDatabase.Cluster`).
+    static func start(cluster: TestDatabase.Cluster = .shared,
+                      configure: (inout Configuration) -> Void = { _ in }) throws -> ClientTestServer {
+        ClientTestServer(app: try TestApplication.start(cluster: cluster, configure: configure))
     }
 
     var baseURL: URL { URL(string: "http://127.0.0.1:\(app.server.port)")! }

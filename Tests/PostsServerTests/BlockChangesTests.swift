@@ -8,7 +8,7 @@ import TestSupport
 /// anonymous followers see them all.
 @Suite struct BlockChangesTests {
     @Test func changesPage_skipsWhatTheCallerMustNotSee() throws {
-        let app = try TestApplication.start()
+        let app = try TestApplication.start(cluster: .changes)
         defer { app.stop() }
         let ash = try APIClient.user("ash@example.com", on: app)
         let blair = try APIClient.user("blair@example.com", on: app)
@@ -44,7 +44,7 @@ import TestSupport
     }
 
     @Test func liveStream_skipsABlockedUsersChanges() throws {
-        let app = try TestApplication.start()
+        let app = try TestApplication.start(cluster: .changes)
         defer { app.stop() }
         let ash = try APIClient.user("ash@example.com", on: app)
         let blair = try APIClient.user("blair@example.com", on: app)

@@ -41,7 +41,7 @@ import TestSupport
     }
 
     @Test func eachWrite_recordsItsChange_withTheStateAfterIt() throws {
-        let app = try TestApplication.start()
+        let app = try TestApplication.start(cluster: .changes)
         defer { app.stop() }
         let ash = try APIClient.user("ash@example.com", on: app)
         let blair = try APIClient.user("blair@example.com", on: app)
@@ -113,7 +113,7 @@ import TestSupport
 
     /// The objects a change carries are the ones the routes answer for the same rows.
     @Test func carriedObjects_equalTheRoutesAnswers() throws {
-        let app = try TestApplication.start()
+        let app = try TestApplication.start(cluster: .changes)
         defer { app.stop() }
         let ash = try APIClient.user("ash@example.com", on: app)
         let start = try Self.position(ash)

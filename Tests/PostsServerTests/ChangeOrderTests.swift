@@ -11,7 +11,7 @@ import TestSupport
     /// here) when the subtree's root is deleted: the delete waits for it, so the like's
     /// change comes before the delete's, and the delete removes what is there after it.
     @Test func deleteOfASubtree_waitsForWritesInsideIt_andComesAfterThem() throws {
-        let app = try TestApplication.start()
+        let app = try TestApplication.start(cluster: .changes)
         defer { app.stop() }
         let ash = try APIClient.user("ash@example.com", on: app)
         let start = try ChangeLogTests.position(ash)

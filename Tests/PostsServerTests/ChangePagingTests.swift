@@ -8,7 +8,7 @@ import TestSupport
 /// change committed out of the order its transaction started in.
 @Suite struct ChangePagingTests {
     @Test func pages_walkEveryChangeOnce_andFiltersSelect() throws {
-        let app = try TestApplication.start()
+        let app = try TestApplication.start(cluster: .changes)
         defer { app.stop() }
         let ash = try APIClient.user("ash@example.com", on: app)
         let blair = try APIClient.user("blair@example.com", on: app)
@@ -51,7 +51,7 @@ import TestSupport
     }
 
     @Test func badParameters_are400() throws {
-        let app = try TestApplication.start()
+        let app = try TestApplication.start(cluster: .changes)
         defer { app.stop() }
         let client = try APIClient(port: app.server.port)
         for query in ["since=nope", "since=AAAA", "limit=0", "limit=1001", "post_id=x", "parent_id=-1", "user_id=1.5"] {
@@ -63,7 +63,7 @@ import TestSupport
     /// After retention, a cursor from before what was pruned is 410 (and so is a resume of
     /// the event stream); a cursor after it is fine.
     @Test func cursorBehindRetention_is410() throws {
-        let app = try TestApplication.start()
+        let app = try TestApplication.start(cluster: .changes)
         defer { app.stop() }
         // The background rounds stop first: one running at the same time holds the turn, and
         // one running late (on a loaded machine) after the change below is aged prunes it
@@ -92,7 +92,7 @@ import TestSupport
     /// before a restore into a new cluster) would silently miss changes: it is 410, as is
     /// a resume of the event stream from it. The newest cursor given out stays good.
     @Test func cursorAheadOfTheDatabase_is410() throws {
-        let app = try TestApplication.start()
+        let app = try TestApplication.start(cluster: .changes)
         defer { app.stop() }
         let ash = try APIClient.user("ash@example.com", on: app)
         let start = try ChangeLogTests.position(ash)
@@ -117,7 +117,7 @@ import TestSupport
         let (cluster, conninfo) = try TestDatabase.isolatedEmptyDatabase()
         defer { try? cluster.stop() }
         try Migrator(directory: TestDatabase.migrationsDirectory).migrate(conninfo: conninfo)
-        let app = try TestApplication.start(conninfo: conninfo)
+        let app = try TestApplication.start(cluster: .changes, conninfo: conninfo)
         defer { app.stop() }
         let ash = try APIClient.user("ash@example.com", on: app)
         let start = try ChangeLogTests.position(ash)

@@ -9,7 +9,7 @@ import TestSupport
 /// from the retention mark its catch-up page reads, not from a query of its own.)
 @Suite struct EventRetentionTests {
     @Test func subscriberOvertakenByPruning_isCutOff_andItsResumeIs410() throws {
-        let app = try TestApplication.start()
+        let app = try TestApplication.start(cluster: .changes)
         defer { app.stop() }
         app.pruner.stop()
         let ash = try APIClient.user("ash@example.com", on: app)

@@ -8,7 +8,7 @@ import TestSupport
 /// filters, keep-alives, and a subscriber that stops reading.
 @Suite struct EventStreamTests {
     @Test func stream_startsWithRetry_thenDeliversEachChangeLive() throws {
-        let app = try TestApplication.start()
+        let app = try TestApplication.start(cluster: .changes)
         defer { app.stop() }
         let events = try EventStreamClient(port: app.server.port)
         #expect(events.head.status == 200)
@@ -39,7 +39,7 @@ import TestSupport
     /// A reconnect with Last-Event-ID gets what it missed from the table, then goes on live:
     /// no gap, no duplicate.
     @Test func reconnectWithLastEventID_replaysWhatItMissed_thenGoesLive() throws {
-        let app = try TestApplication.start()
+        let app = try TestApplication.start(cluster: .changes)
         defer { app.stop() }
         let ash = try APIClient.user("ash@example.com", on: app)
         var first: EventStreamClient? = try EventStreamClient(port: app.server.port)
@@ -64,7 +64,7 @@ import TestSupport
     }
 
     @Test func filters_selectTheChangesOfAPost() throws {
-        let app = try TestApplication.start()
+        let app = try TestApplication.start(cluster: .changes)
         defer { app.stop() }
         let ash = try APIClient.user("ash@example.com", on: app)
         let watched = try ash.createPost("watched")
@@ -93,7 +93,7 @@ import TestSupport
     /// back; what committed before it started is still passed over: it gets exactly the
     /// changes after its start.
     @Test func streamStartingNow_whileTheHorizonIsHeldBack_skipsWhatCommittedBefore() throws {
-        let app = try TestApplication.start()
+        let app = try TestApplication.start(cluster: .own)
         defer { app.stop() }
         let ash = try APIClient.user("ash@example.com", on: app)
         let holder = try PostgresConnection(conninfo: app.configuration.databaseURL!)
@@ -112,7 +112,7 @@ import TestSupport
     /// The feed's LISTEN connection is killed: it reconnects, listens again and catches up
     /// from the table, so a subscriber misses nothing written meanwhile.
     @Test func feedConnectionLost_reconnectsAndMissesNothing() throws {
-        let app = try TestApplication.start()
+        let app = try TestApplication.start(cluster: .changes)
         defer { app.stop() }
         let events = try EventStreamClient(port: app.server.port)
         _ = try events.next()
@@ -137,7 +137,7 @@ import TestSupport
     /// One subscriber stops reading: once 1 MiB waits for it beyond its socket (and does not
     /// drain), it is cut off, while another subscriber receives every change.
     @Test func stalledSubscriber_isCutOff_whileAnotherReceivesEverything() throws {
-        let app = try TestApplication.start()
+        let app = try TestApplication.start(cluster: .changes)
         defer { app.stop() }
         let ash = try APIClient.user("ash@example.com", on: app)
         let userID = try #require((try ash.get("/api/me").json["user"] as? [String: Any])?["id"] as? Int)

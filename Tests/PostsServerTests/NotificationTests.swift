@@ -30,7 +30,7 @@ import TestSupport
     }
 
     @Test func everyType_reachesItsRecipient_neverTheActor_andGoesWithTheUndo() throws {
-        let app = try TestApplication.start()
+        let app = try TestApplication.start(cluster: .changes)
         defer { app.stop() }
         let ash = try APIClient.user("ash@example.com", on: app)
         let blair = try APIClient.user("blair@example.com", on: app)
@@ -88,7 +88,7 @@ import TestSupport
     }
 
     @Test func unreadCount_markRead_upToAnId_andPaging() throws {
-        let app = try TestApplication.start()
+        let app = try TestApplication.start(cluster: .changes)
         defer { app.stop() }
         let ash = try APIClient.user("ash@example.com", on: app)
         let ashID = try ash.userID()
@@ -112,7 +112,7 @@ import TestSupport
     }
 
     @Test func blocksAndMutes_keepNotificationsAway() throws {
-        let app = try TestApplication.start()
+        let app = try TestApplication.start(cluster: .changes)
         defer { app.stop() }
         let ash = try APIClient.user("ash@example.com", on: app)
         let blair = try APIClient.user("blair@example.com", on: app)
@@ -137,7 +137,7 @@ import TestSupport
     }
 
     @Test func stream_deliversTheCallersOwnAlone_asListed_andResumes() throws {
-        let app = try TestApplication.start()
+        let app = try TestApplication.start(cluster: .changes)
         defer { app.stop() }
         let ash = try APIClient.user("ash@example.com", on: app)
         let blair = try APIClient.user("blair@example.com", on: app)

@@ -56,7 +56,7 @@ import TestSupport
 
     @Test(arguments: Reason.allCases)
     func everySurface_hidesExactlyWhatThePolicySays(_ reason: Reason) throws {
-        let app = try TestApplication.start()
+        let app = try TestApplication.start(cluster: .changes)
         defer { app.stop() }
         let moderator = try APIClient.moderator("mod-\(reason.rawValue)@example.com", on: app)
         for surface in Visibility.Surface.allCases where surface != .push {
@@ -97,7 +97,7 @@ import TestSupport
     /// A block or a mute made while a stream is open applies to it from then on.
     @Test(arguments: [Reason.blockedByViewer, .blockingViewer, .muted])
     func anOpenStream_followsABlockOrMuteMadeAfterItOpened(_ reason: Reason) throws {
-        let app = try TestApplication.start()
+        let app = try TestApplication.start(cluster: .changes)
         defer { app.stop() }
         let scene = try Scene(app, "open", moderator: try APIClient.moderator("mod@example.com", on: app))
         let events = try EventStreamClient(port: app.server.port, headers: scene.viewer.headers)

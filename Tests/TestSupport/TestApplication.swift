@@ -5,15 +5,17 @@ import PostsServer
 
 /// The whole application on a free loopback port, over a database of the test run.
 public enum TestApplication {
+    /// `cluster`: `.changes` for a test of the change feed (see `TestDatabase.Cluster`).
     /// `clock`: the server's clock, for a test that advances it rather than waiting.
     public static func start(
+        cluster: TestDatabase.Cluster = .shared,
         conninfo: String? = nil,
         accessLog: (any AccessLog)? = nil,
         clock: ServerClock = ServerClock(),
         configure: (inout Configuration) -> Void = { _ in }
     ) throws -> Application {
         var configuration = Configuration()
-        configuration.databaseURL = try conninfo ?? TestDatabase.makeDatabase()
+        configuration.databaseURL = try conninfo ?? TestDatabase.makeDatabase(in: cluster)
         configuration.port = 0
         configuration.databasePoolSize = 4
         configuration.authMode = .trust

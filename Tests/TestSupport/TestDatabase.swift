@@ -14,7 +14,24 @@ public enum TestDatabase {
     private static let templateName = "posts_template"
     private static let counter = Atomic<Int>(0)
 
-    private static let shared: Result<LocalCluster, any Error> = Result {
+    /// Which of the test process's clusters a database is made in.
+    public enum Cluster: Sendable {
+        /// Most tests'.
+        case shared
+        /// The change feed's tests': live delivery waits for the xmin horizon, which is the
+        /// whole cluster's, so a long transaction of any other test would hold their
+        /// streams back. Here only they run.
+        case changes
+        /// A cluster of the database's own: for a test that holds the horizon back on
+        /// purpose (a transaction with an xid left open), which must not hold back anyone
+        /// else's streams.
+        case own
+    }
+
+    private static let shared: Result<LocalCluster, any Error> = Result { try migratedCluster() }
+    private static let changes: Result<LocalCluster, any Error> = Result { try migratedCluster() }
+
+    private static func migratedCluster() throws -> LocalCluster {
         let cluster = try startThrowawayCluster()
         let admin = try PostgresConnection(conninfo: cluster.conninfo(), queryTimeout: .zero)
         try admin.execute(unsafeSQL: "CREATE DATABASE \(templateName)")
@@ -23,14 +40,19 @@ public enum TestDatabase {
         return cluster
     }
 
-    /// The shared cluster, started on first use and stopped when the test process exits.
-    public static func cluster() throws -> LocalCluster {
-        try shared.get()
+    /// The shared cluster (or the change feed tests'), started on first use and stopped
+    /// when the test process exits.
+    public static func cluster(_ which: Cluster = .shared) throws -> LocalCluster {
+        switch which {
+        case .shared: try shared.get()
+        case .changes: try changes.get()
+        case .own: try migratedCluster()
+        }
     }
 
     /// A new database with every migration applied; returns its connection string.
-    public static func makeDatabase() throws -> String {
-        try createDatabase(prefix: "test", template: templateName)
+    public static func makeDatabase(in cluster: Cluster = .shared) throws -> String {
+        try createDatabase(prefix: "test", template: templateName, in: cluster)
     }
 
     /// A new, empty database (no migrations), for tests of the migrator itself.
@@ -38,8 +60,8 @@ public enum TestDatabase {
         try createDatabase(prefix: "empty", template: nil)
     }
 
-    private static func createDatabase(prefix: String, template: String?) throws -> String {
-        let cluster = try cluster()
+    private static func createDatabase(prefix: String, template: String?, in which: Cluster = .shared) throws -> String {
+        let cluster = try cluster(which)
         let name = "\(prefix)_\(getpid())_\(counter.wrappingAdd(1, ordering: .relaxed).oldValue)"
         let admin = try PostgresConnection(conninfo: cluster.conninfo(), queryTimeout: .zero)
         defer { admin.close() }
