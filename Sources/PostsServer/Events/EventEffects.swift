@@ -7,10 +7,15 @@ import Postgres
 /// defines its events as CTEs (`EventTable`) and ends its `WITH` list with `ctes(for:)`:
 /// the write and all it causes cost one statement, one round trip.
 ///
-/// Why in the write's statement rather than a second one built from the events in Swift:
-/// measured on like_toggle_mix (2 cores, pool 4), a second statement and the explicit
-/// transaction around the two took the database's CPU per like from 0.34 ms to 0.54 ms and
-/// throughput from 3,733 to 2,336 likes/s; the statement carries the same work.
+/// Why in the write's statement rather than a second one built from events decoded in
+/// Swift (how it was first built, d4515cc): that second statement, and the explicit
+/// transaction it needs, cost more than the work. `bench/compare-builds.sh` with
+/// `OWN_DATABASES=1`, 2 cores, pool 4, same run: like_toggle_mix 2,321 against 1,296 req/s,
+/// comment_create 1,958 against 1,035. (With generic plans and the COMMIT sent with the
+/// second statement, the two-statement build reached ~2,340 likes/s against this one's
+/// ~2,570 in a run of their own: the planning of a statement of array parameters had cost
+/// 0.7 ms of its 0.9.) Against the build before this issue (86868de, triggers), the same
+/// script: like_toggle_mix 1.14x, comment_create 1.31x.
 struct EventEffects: Sendable {
     let jobs: JobScheduler
 
