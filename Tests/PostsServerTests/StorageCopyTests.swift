@@ -245,7 +245,7 @@ private struct PagedStore: ObjectStore {
     func put(_ name: String, from path: String, contentType: String, ifAbsent: Bool) throws(StorageFailure) -> Bool {
         try folder.put(name, from: path, contentType: contentType, ifAbsent: ifAbsent)
     }
-    func open(_ name: String, scratch: String) throws(StorageFailure) -> FileBody? { try folder.open(name, scratch: scratch) }
+    func open(_ name: String, scratch: String) throws(StorageFailure) -> ObjectFile? { try folder.open(name, scratch: scratch) }
     func withLocalCopy<T>(of name: String, scratch: String, _ body: (String) throws -> T) throws -> T? {
         try folder.withLocalCopy(of: name, scratch: scratch, body)
     }

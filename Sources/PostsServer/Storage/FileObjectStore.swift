@@ -47,8 +47,9 @@ struct FileObjectStore: ObjectStore {
         return true
     }
 
-    func open(_ name: String, scratch: String) throws(StorageFailure) -> FileBody? {
-        FileBody.open(path: path(of: name))
+    func open(_ name: String, scratch: String) throws(StorageFailure) -> ObjectFile? {
+        // lstat: a link planted in the folder is no object (the reader never follows one either).
+        Self.isRegularFile(path(of: name)) ? ObjectFile(path: path(of: name), isScratch: false) : nil
     }
 
     func withLocalCopy<T>(of name: String, scratch: String, _ body: (String) throws -> T) throws -> T? {

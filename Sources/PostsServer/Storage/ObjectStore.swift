@@ -1,5 +1,3 @@
-import HTTP
-
 /// Where stored images and their sizes are kept, by name (`StoredImageName`'s): a folder
 /// (`FileObjectStore`) or an S3-compatible bucket (`S3ObjectStore`). Every call may block
 /// (the network, the disk): callers run on a worker or a background thread, never on an
@@ -11,10 +9,10 @@ protocol ObjectStore: Sendable {
     @discardableResult
     func put(_ name: String, from path: String, contentType: String, ifAbsent: Bool) throws(StorageFailure) -> Bool
 
-    /// The object, open for sending; nil when there is none. `scratch` is a path in the
-    /// upload folder a store may fetch it to first (removed before this returns: the open
-    /// descriptor keeps the bytes).
-    func open(_ name: String, scratch: String) throws(StorageFailure) -> FileBody?
+    /// The object as a local file, to open for sending; nil when there is none. `scratch` is
+    /// a path in the upload folder a store may fetch it to first (the reader removes it once
+    /// open: `ObjectFile.opened`).
+    func open(_ name: String, scratch: String) throws(StorageFailure) -> ObjectFile?
 
     /// Runs `body` with a local file holding the object (the store's own file, or a copy
     /// fetched to `scratch` and removed after); nil when there is no such object.

@@ -23,11 +23,9 @@ struct S3ObjectStore: ObjectStore {
         return true
     }
 
-    func open(_ name: String, scratch: String) throws(StorageFailure) -> FileBody? {
+    func open(_ name: String, scratch: String) throws(StorageFailure) -> ObjectFile? {
         guard try fetch(name, to: scratch) else { return nil }
-        defer { unlink(scratch) }
-        guard let body = FileBody.open(path: scratch) else { throw .unavailable("cannot open the fetched \(name)") }
-        return body
+        return ObjectFile(path: scratch, isScratch: true)
     }
 
     func withLocalCopy<T>(of name: String, scratch: String, _ body: (String) throws -> T) throws -> T? {

@@ -11,7 +11,7 @@ extension ImageStore {
     /// The size `width` wide of a stored image, made first if it is not there yet (on the
     /// heavy lane: `lane` says where the caller runs). Nil when there is no such image.
     /// Concurrent first requests on this instance make it once: the others wait for it.
-    func openSize(of name: StoredImageName, width: Int, lane: WorkLane) throws -> FileBody? {
+    func openSize(of name: StoredImageName, width: Int, lane: WorkLane) throws -> ObjectFile? {
         let key = name.sizeName(width: width)
         if !store.isLocal && lane != .heavy { throw MoveToHeavyLane() }
         if let kept = try store.open(key, scratch: fetchScratch()) { return kept }
@@ -36,10 +36,12 @@ extension ImageStore {
     }
 
     /// Makes the size from the original, puts it in the store unless another instance was
-    /// first, and sends the file made here either way (the same pixels).
-    private func makeSize(of name: StoredImageName, width: Int) throws -> FileBody? {
+    /// first, and sends the file made here either way (the same pixels): a scratch file, the
+    /// reader's to remove once open.
+    private func makeSize(of name: StoredImageName, width: Int) throws -> ObjectFile? {
         let temporary = scratchPath(".upload-\(name.base)-w\(width)-\(UUID().uuidString).made.part")
-        defer { unlink(temporary) }
+        var sent = false
+        defer { if !sent { unlink(temporary) } }
         let made: Bool? = try withLocalCopy(of: name) { original in
             do {
                 _ = try ImageResizer.resize(original, as: name.format, toWidth: width, writingTo: temporary)
@@ -53,7 +55,8 @@ extension ImageStore {
         if try store.put(name.sizeName(width: width), from: temporary, contentType: name.format.still.contentType, ifAbsent: true) {
             counters.sizeMade()
         }
-        return FileBody.open(path: temporary)
+        sent = true
+        return ObjectFile(path: temporary, isScratch: true)
     }
 }
 

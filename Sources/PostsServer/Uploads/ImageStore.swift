@@ -122,9 +122,9 @@ struct ImageStore: Sendable {
         } while marker != nil
     }
 
-    /// The stored original of that name, open for sending; nil for any name this server did
-    /// not make or that is gone.
-    func open(_ stored: StoredImageName) throws(StorageFailure) -> FileBody? {
+    /// The stored original of that name, to open for sending; nil for any name this server
+    /// did not make or that is gone.
+    func open(_ stored: StoredImageName) throws(StorageFailure) -> ObjectFile? {
         try store.open(stored.name, scratch: fetchScratch())
     }
 

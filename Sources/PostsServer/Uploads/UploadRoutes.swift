@@ -18,7 +18,7 @@ enum UploadRoutes {
             if !images.store.isLocal { try context.http.requireHeavyLane() }
             let key = width.map { stored.sizeName(width: $0) } ?? stored.name
             let notModified = request.headers["If-None-Match"].map { Self.matches($0, etag) } ?? false
-            let file: FileBody?
+            let object: ObjectFile?
             do {
                 // A revalidation or a redirect needs the object to exist, not its bytes.
                 if notModified || images.store.publicURL(of: key) != nil {
@@ -28,11 +28,14 @@ enum UploadRoutes {
                     if notModified { return Response(status: .notModified, headers: headers) }
                     return Self.found(images.store.publicURL(of: key) ?? "")
                 }
-                file = try width.map { try images.openSize(of: stored, width: $0, lane: context.http.lane) } ?? images.open(stored)
+                object = try width.map { try images.openSize(of: stored, width: $0, lane: context.http.lane) } ?? images.open(stored)
             } catch let failure as StorageFailure {
                 throw failure.apiError
             }
-            guard let file else { throw APIError.notFound("no such upload") }
+            guard let object else { throw APIError.notFound("no such upload") }
+            guard let file = object.opened(with: FileBody.open(path:)) else {
+                throw StorageFailure.unavailable("cannot open \(object.path)").apiError
+            }
             headers.add("Content-Type", (width == nil ? stored.format : stored.format.still).contentType)
             // The type was checked by the file's first bytes: no browser is to guess another.
             headers.add("X-Content-Type-Options", "nosniff")
