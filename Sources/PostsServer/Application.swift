@@ -55,7 +55,7 @@ public final class Application: Sendable {
         let scheduler = jobs.scheduler
 
         let accounts = Accounts(pool: pool, blockedWords: blockedWords)
-        let tokens = Tokens(pool: pool, lifetimeSeconds: configuration.tokenLifetime.components.seconds)
+        let tokens = Tokens(pool: pool, lifetimeSeconds: configuration.tokenLifetime.components.seconds, clock: clock)
         let outbox = Outbox(pool: pool, jobs: scheduler)
         let auth = AuthService(pool: pool, accounts: accounts, tokens: tokens, outbox: outbox,
                                logsCodes: configuration.logsLoginCodes, logger: logger)
@@ -93,13 +93,13 @@ public final class Application: Sendable {
         FollowRoutes.register(on: &routes, follows: FollowService(pool: pool, effects: effects), feed: FeedService(pool: pool))
         ModerationRoutes.register(on: &routes, reports: ReportService(pool: pool),
                                   moderation: ModerationService(pool: pool, posts: posts, comments: comments))
-        let sessions = Sessions(pool: pool, lifetimeSeconds: configuration.tokenLifetime.components.seconds)
+        let sessions = Sessions(pool: pool, lifetimeSeconds: configuration.tokenLifetime.components.seconds, clock: clock)
         PushTokenRoutes.register(on: &routes, tokens: PushTokens(pool: pool))
         AccountRoutes.register(on: &routes, sessions: sessions, export: AccountExport(pool: pool, sessions: sessions),
                                deletion: AccountDeletion(pool: pool, effects: effects, images: images))
         feed = ChangeFeed(conninfo: databaseURL, logger: logger, nudge: nudge, keepAliveInterval: configuration.eventsKeepAlive)
         pruner = ChangePruner(pool: pool, retention: configuration.changesRetention,
-                              tokenLifetime: configuration.tokenLifetime, logger: logger)
+                              tokenLifetime: configuration.tokenLifetime, clock: clock, logger: logger)
         // One quota of streams per address, change and notification streams together.
         let streams = configuration.maxStreamsPerIP > 0 ? StreamQuota(perClient: configuration.maxStreamsPerIP) : nil
         ChangeRoutes.register(on: &routes, reader: ChangeReader(pool: pool), feed: feed, streams: streams)

@@ -6,6 +6,8 @@ struct Sessions: Sendable {
     let pool: ConnectionPool
     /// A token unused this long is dead (`TOKEN_TTL`, sliding on `last_used_at`).
     let lifetimeSeconds: Int64
+    /// What "now" is for a session's expiry (the tokens' clock).
+    let clock: ServerClock
 
     /// One session's members, in API.md's order; `current` follows (a bound comparison).
     static let shape = ResourceShape([
@@ -59,7 +61,7 @@ struct Sessions: Sendable {
     func live(_ alias: String) -> SQLQuery {
         """
         \(unsafeSQL: alias).revoked_at IS NULL \
-        AND \(unsafeSQL: alias).last_used_at > now() - make_interval(secs => \(Double(lifetimeSeconds)))
+        AND \(unsafeSQL: alias).last_used_at > \(clock.now) - make_interval(secs => \(Double(lifetimeSeconds)))
         """
     }
 }

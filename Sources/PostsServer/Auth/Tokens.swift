@@ -7,6 +7,8 @@ struct Tokens: Sendable {
     let pool: ConnectionPool
     /// `TOKEN_TTL`: a token unused this long is dead (401, like a revoked one).
     var lifetimeSeconds: Int64 = 90 * 24 * 3600
+    /// What "now" is for a token's last use and its expiry (tests advance it).
+    var clock = ServerClock()
     /// How stale `last_used_at` may get before a use writes it again: a minute spares the
     /// database a write per request, and a quarter of the lifetime keeps a short one (a
     /// test's few seconds) sliding, so a token used more often than that never dies.
@@ -25,8 +27,8 @@ struct Tokens: Sendable {
     func issue(userID: Int64, deviceID: String?, on connection: PostgresConnection) throws -> String {
         let token = Self.generate()
         try connection.query("""
-            INSERT INTO tokens (token_hash, user_id, device_id)
-            VALUES (sha256(convert_to(\(token), 'UTF8')), \(userID), \(deviceID))
+            INSERT INTO tokens (token_hash, user_id, device_id, last_used_at)
+            VALUES (sha256(convert_to(\(token), 'UTF8')), \(userID), \(deviceID), \(clock.now))
             """)
         return token
     }
@@ -39,17 +41,17 @@ struct Tokens: Sendable {
         guard Base64URL.isToken(token) else { return nil }
         return try pool.withConnection { connection -> Caller? in
             guard let row = try connection.query("""
-                SELECT tokens.id, tokens.user_id, tokens.last_used_at < now() - make_interval(secs => \(renewalSeconds)) AS stale,
+                SELECT tokens.id, tokens.user_id, tokens.last_used_at < \(clock.now) - make_interval(secs => \(renewalSeconds)) AS stale,
                        (SELECT relations_version FROM users WHERE users.id = tokens.user_id) AS relations_version
                 FROM tokens WHERE NOT EXISTS (SELECT 1 FROM users WHERE users.id = tokens.user_id AND suspended_at IS NOT NULL) AND token_hash = sha256(convert_to(\(token), 'UTF8')) AND revoked_at IS NULL
-                AND last_used_at > now() - make_interval(secs => \(Double(lifetimeSeconds)))
+                AND last_used_at > \(clock.now) - make_interval(secs => \(Double(lifetimeSeconds)))
                 """).first else { return nil }
             let userID: Int64 = try row.decode("user_id")
             let version: Int64 = try row.decode("relations_version", as: Int64?.self) ?? 0
             let caller = Caller(userID: userID, tokenID: try row.decode("id"),
                                 relations: try relations.relations(of: userID, version: version, on: connection))
             if try row.decode("stale", as: Bool.self), let tokenID = caller.tokenID {
-                try connection.query("UPDATE tokens SET last_used_at = now() WHERE id = \(tokenID)")
+                try connection.query("UPDATE tokens SET last_used_at = \(clock.now) WHERE id = \(tokenID)")
             }
             return caller
         }

@@ -28,9 +28,9 @@ final class ChangePruner: Sendable {
     private static let batch = 5000
 
     init(pool: ConnectionPool, retention: Duration, tokenLifetime: Duration = .seconds(90 * 24 * 3600),
-         interval: Duration = .seconds(30), logger: Logger) {
+         interval: Duration = .seconds(30), clock: ServerClock = ServerClock(), logger: Logger) {
         self.pool = pool
-        upkeep = UpkeepPruner(pool: pool, tokenLifetimeSeconds: tokenLifetime.components.seconds)
+        upkeep = UpkeepPruner(pool: pool, tokenLifetimeSeconds: tokenLifetime.components.seconds, clock: clock)
         self.retention = retention
         self.interval = interval
         self.logger = logger

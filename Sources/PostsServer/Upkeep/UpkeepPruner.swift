@@ -14,6 +14,8 @@ struct UpkeepPruner: Sendable {
     let pool: ConnectionPool
     /// `TOKEN_TTL`: a token unused this long is dead, and its row goes.
     let tokenLifetimeSeconds: Int64
+    /// What "now" is for a token's expiry (the tokens' clock).
+    var clock = ServerClock()
 
     /// Rows one statement deletes at most: a few milliseconds of work.
     static let batch = 1000
@@ -52,7 +54,7 @@ struct UpkeepPruner: Sendable {
         Rule(table: "tokens", expired: "revoked_at IS NOT NULL", oldestFirst: "revoked_at"),
         // API.md "Sessions": a token expires after TOKEN_TTL (90 days by default) without use.
         Rule(table: "tokens",
-             expired: "revoked_at IS NULL AND last_used_at < now() - make_interval(secs => \(Double(tokenLifetimeSeconds)))",
+             expired: "revoked_at IS NULL AND last_used_at < \(clock.now) - make_interval(secs => \(Double(tokenLifetimeSeconds)))",
              oldestFirst: "last_used_at"),
     ] }
 
