@@ -34,7 +34,7 @@ public final class Application: Sendable {
         } catch {
             throw Configuration.Invalid(description: "\(error)")
         }
-        pool = ConnectionPool(ConnectionPool.Configuration(conninfo: databaseURL, size: configuration.databasePoolSize))
+        pool = DatabaseSessions.pool(conninfo: databaseURL, size: configuration.databasePoolSize)
 
         let storageMetrics = StorageMetrics(logger: logger)
         let store = try StorageSettings.makeStore(configuration.storage, uploadDirectory: configuration.uploadDirectory,
