@@ -40,7 +40,6 @@ final class MailDelivery: JobHandler {
     func perform(_ jobs: [ClaimedJob], context: JobContext) throws -> [JobOutcome] {
         let messages = try load(jobs, on: context.pool)
         var sent: [Int64] = []
-        var refused: [Int64] = []
         let outcomes = context.tryInOrder(jobs) { job in
             // Sent, failed or pruned meanwhile (an external mailer may share the outbox).
             guard let message = messages[job.id] else { return .skipped }
@@ -49,13 +48,21 @@ final class MailDelivery: JobHandler {
                 sent.append(message.outboxID)
                 return .done
             case .rejected(let reason):
-                refused.append(message.outboxID)
+                // Marked failed by `died`, once the job's death is recorded: whoever sees
+                // the message failed sees why, and the counter with it.
                 return .dead(reason)
             case .retry(let reason):
                 return .retry(reason)
             }
         }
-        try mark(sent: sent, refused: refused, on: context.pool)
+        // What was sent is done whatever follows: failing to mark the rows (the database
+        // gone for a moment) must not send them again. They stay unmarked (and, in token
+        // mode, unerased until the pruner's 24 hours).
+        do {
+            try mark(sent: sent, on: context.pool)
+        } catch {
+            context.logger.warning("delivered messages could not be marked sent", metadata: ["error": "\(error)"])
+        }
         return outcomes
     }
 
@@ -89,20 +96,20 @@ final class MailDelivery: JobHandler {
         }
     }
 
-    private func mark(sent: [Int64], refused: [Int64], on pool: ConnectionPool) throws {
-        guard !sent.isEmpty || !refused.isEmpty else { return }
+    private func mark(sent: [Int64], on pool: ConnectionPool) throws {
+        guard !sent.isEmpty else { return }
         try pool.withRetriedStatement { connection in
             try connection.query("""
-                UPDATE outbox SET sent_at = CASE WHEN id = ANY(\(PostgresArray(sent))) THEN now() END,
-                    failed_at = CASE WHEN id = ANY(\(PostgresArray(refused))) THEN now() END,
+                UPDATE outbox SET sent_at = now(),
                     subject = CASE WHEN \(erasesFinished) THEN '' ELSE subject END,
                     body = CASE WHEN \(erasesFinished) THEN '' ELSE body END
-                WHERE id = ANY(\(PostgresArray(sent + refused)))
+                WHERE id = ANY(\(PostgresArray(sent)))
                 """)
         }
     }
 
-    /// The messages of mail jobs that died (their window passed): failed, and erased.
+    /// The messages of mail jobs that died (refused for good, or their window passed):
+    /// failed, and erased.
     static func markFailed(outboxIDsIn payloads: [String], erasing: Bool, on pool: ConnectionPool) throws {
         try pool.withRetriedStatement { connection in
             try connection.query("""
