@@ -33,10 +33,14 @@ struct JobKind: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension JobKind {
+    /// Every kind there is (whether or not this instance runs it).
+    static let all: [JobKind] = [.mail, .push, .storageDeletion]
+
     /// API.md "Sign-in mail": a message is retried with backoff (1 s, 2 s, 4 s … at most
-    /// 5 min) until it is 15 minutes old, past a code's life. Few at once, so a slow relay
-    /// (30 s a message at most) cannot outlast the lease.
-    static let mail = JobKind(name: "mail.send", batch: 4, leaseSeconds: 120, windowSeconds: 15 * 60,
+    /// 5 min) until it is 15 minutes old, past a code's life. Few at once, and a lease
+    /// longer than a batch's worst case (four messages of 30 s), so a slow relay cannot
+    /// outlast it.
+    static let mail = JobKind(name: "mail.send", batch: 4, leaseSeconds: 180, windowSeconds: 15 * 60,
                               firstBackoffSeconds: 1, maxBackoffSeconds: 300)
 
     /// API.md "Push": a delivery is retried with the same backoff for an hour.

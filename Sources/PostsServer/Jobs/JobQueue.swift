@@ -50,9 +50,10 @@ struct JobQueue: Sendable {
     @discardableResult
     func record(_ outcomes: [(job: ClaimedJob, outcome: JobOutcome)], of kind: JobKind) throws -> [String] {
         guard !outcomes.isEmpty else { return [] }
-        var ids: [Int64] = [], verdicts: [String] = [], errors: [String] = [], delays: [Int64] = []
+        var ids: [Int64] = [], attempts: [Int64] = [], verdicts: [String] = [], errors: [String] = [], delays: [Int64] = []
         for (job, outcome) in outcomes {
             ids.append(job.id)
+            attempts.append(Int64(job.attempts))
             switch outcome {
             case .done, .skipped: verdicts.append("done"); errors.append("")
             case .untried: verdicts.append("untried"); errors.append("")
@@ -67,8 +68,11 @@ struct JobQueue: Sendable {
         return try pool.withRetriedStatement { connection in
             try connection.query("""
                 WITH o AS (
-                    SELECT * FROM unnest(\(PostgresArray(ids)), \(PostgresArray(verdicts)), \(PostgresArray(errors)),
-                                         \(PostgresArray(delays))) AS o(id, verdict, error, delay)
+                    -- Only the tries this runner still holds: a job whose lease ended and that
+                    -- another runner claimed since (one more attempt) is that runner's now.
+                    SELECT o.* FROM unnest(\(PostgresArray(ids)), \(PostgresArray(attempts)), \(PostgresArray(verdicts)),
+                                           \(PostgresArray(errors)), \(PostgresArray(delays))) AS o(id, attempts, verdict, error, delay)
+                    JOIN jobs j ON j.id = o.id AND j.attempts = o.attempts
                 ), done AS (
                     DELETE FROM jobs j USING o WHERE j.id = o.id AND o.verdict = 'done'
                 ), untried AS (
@@ -89,14 +93,15 @@ struct JobQueue: Sendable {
 
     /// Kills the kind's jobs that no runner tried within the window (a backlog from while
     /// none ran: news hours late is noise, a sign-in code long dead), and those left
-    /// waiting, untried again, a lease past its end. Returns their payloads.
+    /// waiting (or claimed by a runner that died), untried again, a lease past its end.
+    /// Returns their payloads.
     func expire(_ kind: JobKind) throws -> [String] {
         guard let window = kind.windowSeconds else { return [] }
         return try pool.withRetriedStatement { connection in
             try connection.query("""
                 WITH stale AS (
                     SELECT id FROM jobs
-                    WHERE kind = \(kind.name) AND state = 'queued'
+                    WHERE kind = \(kind.name) AND state <> 'dead'
                       AND created_at + make_interval(secs => \(literal: window)) <= \(clock.now)
                       AND (attempts = 0 OR run_at + make_interval(secs => \(literal: kind.leaseSeconds)) <= \(clock.now))
                     ORDER BY run_at, id LIMIT 1000 FOR UPDATE SKIP LOCKED

@@ -16,36 +16,36 @@ import Synchronization
 /// `pollInterval` (other instances' jobs, retries come due); every `upkeepInterval` it
 /// kills what waited past its window and runs the kinds' upkeep.
 final class JobRunner: Sendable {
-    private let workers: [JobWorker]
+    let workers: [JobWorker]
     private let pool: ConnectionPool
     let queue: JobQueue
-    private let clock: ServerClock
-    private let logger: Logger
+    let clock: ServerClock
+    let logger: Logger
     let statistics = JobStatistics()
     private let running = Atomic<Bool>(false)
-    private let wakeUp = DispatchSemaphore(value: 0)
+    let wakeUp = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
-    private let state = ParkingLock(State())
-    private let work = DispatchSemaphore(value: 0)
+    let state = ParkingLock(State())
+    let work = DispatchSemaphore(value: 0)
     /// Set by `stop()`: a transfer in progress (libcurl's) ends within about a second.
     let cancellation = CurlTransfer.Cancellation()
 
     static let pollInterval: Duration = .seconds(1)
     static let upkeepInterval: Duration = .seconds(2)
 
-    private struct Batch {
+    struct Batch {
         let worker: JobWorker
         let jobs: [ClaimedJob]
     }
 
     /// A handler between batches. Handlers are not thread-safe (a libcurl handle): one is
     /// handed from job thread to job thread under the state's lock, and used by one at a time.
-    private final class IdleHandler: @unchecked Sendable {
+    final class IdleHandler: @unchecked Sendable {
         let handler: any JobHandler
         init(_ handler: any JobHandler) { self.handler = handler }
     }
 
-    private struct State {
+    struct State {
         var inFlight: [String: Int] = [:]
         var pending: [Batch] = []
         /// Idle handlers by kind (made on first need, kept for the next batch).
@@ -59,14 +59,14 @@ final class JobRunner: Sendable {
 
     init(workers: [JobWorker], conninfo: String, clock: ServerClock, logger: Logger) {
         self.workers = workers
-        pool = ConnectionPool(ConnectionPool.Configuration(conninfo: conninfo, size: 2))
+        pool = DatabaseSessions.pool(conninfo: conninfo, size: 2)
         queue = JobQueue(pool: pool, clock: clock)
         self.clock = clock
         self.logger = logger
         clock.onAdvance { [weak self] in self?.wake() }
     }
 
-    private var context: JobContext {
+    var context: JobContext {
         JobContext(pool: pool, clock: clock, logger: logger, isRunning: { [self] in isRunning })
     }
 
@@ -171,114 +171,45 @@ final class JobRunner: Sendable {
     /// may be due at once).
     private func claimForFreeKinds() throws -> Bool {
         var more = false
-        for worker in workers {
-            let free = state.withLock { state in
-                !state.paused && !state.broken.contains(worker.kind.name)
-                    && state.inFlight[worker.kind.name, default: 0] < worker.kind.concurrency
-            }
-            guard free, isRunning else { continue }
-            let jobs = try queue.claim(worker.kind)
-            guard !jobs.isEmpty else { continue }
-            more = more || jobs.count == worker.kind.batch
-            state.withLock { state in
+        for worker in workers where isRunning {
+            // The slot is taken in the same locked moment that finds the runner not paused, so
+            // a `pause()` waits for this claim too.
+            let reserved = state.withLock { state in
+                guard !state.paused, !state.broken.contains(worker.kind.name),
+                      state.inFlight[worker.kind.name, default: 0] < worker.kind.concurrency else { return false }
                 state.inFlight[worker.kind.name, default: 0] += 1
-                state.pending.append(Batch(worker: worker, jobs: jobs))
+                return true
             }
+            guard reserved else { continue }
+            let jobs: [ClaimedJob]
+            do {
+                jobs = try queue.claim(worker.kind)
+            } catch {
+                state.withLock { $0.inFlight[worker.kind.name, default: 1] -= 1 }
+                throw error
+            }
+            guard !jobs.isEmpty else {
+                state.withLock { $0.inFlight[worker.kind.name, default: 1] -= 1 }
+                continue
+            }
+            more = more || jobs.count == worker.kind.batch
+            state.withLock { $0.pending.append(Batch(worker: worker, jobs: jobs)) }
             work.signal()
         }
         return more
     }
 
+    /// Every kind's jobs left past their window die, whether or not this instance runs the
+    /// kind (jobs queued where no runner of theirs is left would wait for ever); the kinds
+    /// it runs hear of theirs, and run their own upkeep.
     private func upkeep() throws {
-        for worker in workers {
-            let died = try queue.expire(worker.kind)
-            if !died.isEmpty {
-                statistics.died(died.count, of: worker.kind)
-                logger.warning("jobs were not tried within their window; they failed",
-                               metadata: ["kind": "\(worker.kind)", "count": "\(died.count)"])
-                try worker.died?(died, context)
-            }
-            try worker.upkeep?(context)
-        }
-    }
-
-    // MARK: The job threads
-
-    private func runBatches() {
-        while true {
-            work.wait()
-            guard isRunning, let batch = state.withLock({ $0.pending.isEmpty ? nil : $0.pending.removeFirst() }) else {
-                if !isRunning { return }
-                continue
-            }
-            let healthy = run(batch)
-            state.withLock { $0.inFlight[batch.worker.kind.name, default: 1] -= 1 }
-            // More may be due for a kind that worked: look at once. One whose far side
-            // failed, or that gave jobs back, waits for the next poll rather than spin.
-            if healthy { wakeUp.signal() }
-        }
-    }
-
-    /// Runs a batch and records its outcomes; true when every job of it is done.
-    private func run(_ batch: Batch) -> Bool {
-        let kind = batch.worker.kind
-        var outcomes: [JobOutcome]
-        if let handler = handler(for: batch.worker) {
-            do {
-                outcomes = try handler.perform(batch.jobs, context: context)
-            } catch {
-                // The handler could not read what it needed (the database went away): the
-                // batch is tried again once the database is back.
-                logger.warning("a batch of jobs could not run; it will be tried again",
-                               metadata: ["kind": "\(kind)", "error": "\(error)"])
-                outcomes = batch.jobs.map { _ in .untried }
-            }
-            let idle = IdleHandler(handler)
-            state.withLock { $0.handlers[kind.name, default: []].append(idle) }
-        } else {
-            outcomes = batch.jobs.map { _ in .untried }
-        }
-        if outcomes.count != batch.jobs.count { outcomes = batch.jobs.map { _ in .untried } }
-        statistics.record(outcomes, of: kind)
-        for (job, outcome) in zip(batch.jobs, outcomes) { log(outcome, of: job, kind: kind) }
-        do {
-            let died = try queue.record(Array(zip(batch.jobs, outcomes)), of: kind)
+        for kind in JobKind.all {
+            let died = try queue.expire(kind)
+            guard !died.isEmpty else { continue }
             statistics.died(died.count, of: kind)
-            if !died.isEmpty { try batch.worker.died?(died, context) }
-        } catch {
-            // The leases end and the jobs are tried again: at least once, never zero times.
-            logger.warning("the outcome of a batch of jobs could not be recorded; its jobs will run again",
-                           metadata: ["kind": "\(kind)", "error": "\(error)"])
-            return false
+            logger.warning("jobs were not tried within their window; they failed", metadata: ["kind": "\(kind)", "count": "\(died.count)"])
+            try workers.first { $0.kind == kind }?.died?(died, context)
         }
-        return outcomes.allSatisfy { $0 == .done || $0 == .skipped }
-    }
-
-    /// An idle handler of the batch's kind, or a new one; nil (and the kind given up on
-    /// this instance) when none can be made.
-    private func handler(for worker: JobWorker) -> (any JobHandler)? {
-        let name = worker.kind.name
-        if let idle = state.withLock({ $0.handlers[name]?.popLast() }) { return idle.handler }
-        do {
-            return try worker.makeHandler(cancellation)
-        } catch {
-            logger.error("a kind of job cannot run on this instance; its jobs wait for another",
-                         metadata: ["kind": "\(worker.kind)", "error": "\(error)"])
-            state.withLock { _ = $0.broken.insert(name) }
-            return nil
-        }
-    }
-
-    private func log(_ outcome: JobOutcome, of job: ClaimedJob, kind: JobKind) {
-        let metadata: Logger.Metadata = ["kind": "\(kind)", "job.id": "\(job.id)", "attempt": "\(job.attempts)"]
-        switch outcome {
-        case .done, .skipped, .untried:
-            return
-        case .retry(let reason):
-            logger.warning("a job failed; it will be tried again unless its window has passed",
-                           metadata: metadata.merging(["error": "\(reason)"]) { $1 })
-        case .dead(let reason):
-            logger.warning("a job failed and will not be tried again", metadata: metadata.merging(["error": "\(reason)"]) { $1 })
-        }
+        for worker in workers { try worker.upkeep?(context) }
     }
 }

@@ -49,7 +49,7 @@ struct UpkeepPruner: Sendable {
         // API.md: a key answers its first answer again within 24 hours, not after.
         Rule(table: "idempotency_keys", expired: "created_at < now() - interval '24 hours'", oldestFirst: "created_at"),
         // Jobs given up on are kept a week for the operator (`last_error`), then go.
-        Rule(table: "jobs", expired: "state = 'dead' AND finished_at < now() - interval '7 days'", oldestFirst: "finished_at"),
+        Rule(table: "jobs", expired: "state = 'dead' AND finished_at < \(clock.now) - interval '7 days'", oldestFirst: "finished_at"),
         // A revoked token is 401 whether its row exists or not.
         Rule(table: "tokens", expired: "revoked_at IS NOT NULL", oldestFirst: "revoked_at"),
         // API.md "Sessions": a token expires after TOKEN_TTL (90 days by default) without use.
