@@ -27,15 +27,14 @@ extension ConnectionPool {
     ///
     /// The BEGIN costs no round trip: it goes out with the body's first statement.
     @discardableResult
-    /// `genericPlans`: the transaction's statements use generic plans (see `PendingBegin`).
-    public func withTransaction<T>(isolation: IsolationLevel = .readCommitted, genericPlans: Bool = false,
+    public func withTransaction<T>(isolation: IsolationLevel = .readCommitted,
                                    _ body: (PostgresConnection) throws -> T) throws -> T {
         if let outer = connectionOnLoan {
             if outer.isInTransaction { return try body(outer) }
-            return try Self.retryingConflicts { try runTransaction(on: outer, isolation: isolation, genericPlans: genericPlans, body) }
+            return try Self.retryingConflicts { try runTransaction(on: outer, isolation: isolation, body) }
         }
         return try Self.retryingConflicts {
-            try withConnection { try runTransaction(on: $0, isolation: isolation, genericPlans: genericPlans, body) }
+            try withConnection { try runTransaction(on: $0, isolation: isolation, body) }
         }
     }
 
@@ -68,9 +67,9 @@ extension ConnectionPool {
         }
     }
 
-    private func runTransaction<T>(on connection: PostgresConnection, isolation: IsolationLevel, genericPlans: Bool,
+    private func runTransaction<T>(on connection: PostgresConnection, isolation: IsolationLevel,
                                    _ body: (PostgresConnection) throws -> T) throws -> T {
-        connection.beginLazily(isolation, genericPlans: genericPlans)
+        connection.beginLazily(isolation)
         do {
             let result = try body(connection)
             try connection.commit()

@@ -45,15 +45,11 @@ extension PostgresConnection {
                 try readSync(on: handle, until: deadline, sql: query.sql, file: file, line: line)
             }
             if let begin {
-                var began = true
-                for command in begin.commands {
-                    switch try readOutcome(on: handle, until: deadline, sql: command, file: file, line: line) {
-                    case .succeeded: break
-                    case .failed(let error): failure = failure ?? error; began = false
-                    case .skipped: began = false
-                    }
+                switch try readOutcome(on: handle, until: deadline, sql: begin.beginSQL, file: file, line: line) {
+                case .succeeded: pendingBegin = nil
+                case .failed(let error): failure = error
+                case .skipped: break
                 }
-                if began { pendingBegin = nil }
             }
             if preparedName == nil {
                 switch try readOutcome(on: handle, until: deadline, sql: query.sql, file: file, line: line) {
@@ -86,16 +82,14 @@ extension PostgresConnection {
         return result
     }
 
-    private func send(_ query: SQLQuery, name: String, prepare: Bool, begin: PendingBegin?, deallocations: [String],
+    private func send(_ query: SQLQuery, name: String, prepare: Bool, begin: IsolationLevel?, deallocations: [String],
                       committing: Bool, on handle: OpaquePointer) -> Bool {
         guard PQenterPipelineMode(handle) == 1 else { return false }
         if !deallocations.isEmpty {
             for evicted in deallocations where !sendCommand("DEALLOCATE \(evicted)", on: handle) { return false }
             guard PQpipelineSync(handle) == 1 else { return false }
         }
-        if let begin {
-            for command in begin.commands where !sendCommand(command, on: handle) { return false }
-        }
+        if let begin, !sendCommand(begin.beginSQL, on: handle) { return false }
         if prepare {
             let types = query.binds.map(\.type.rawValue)
             guard PQsendPrepare(handle, name, query.sql, Int32(types.count), types) == 1 else { return false }

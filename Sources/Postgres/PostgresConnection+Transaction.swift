@@ -20,22 +20,6 @@ public enum IsolationLevel: Sendable, CaseIterable {
     }
 }
 
-/// How a transaction starts: its isolation, and whether its statements use generic plans.
-struct PendingBegin {
-    let isolation: IsolationLevel
-    /// `plan_cache_mode = force_generic_plan` for this transaction: each statement is
-    /// planned once per connection rather than again at every execution. For writes whose
-    /// statements bind arrays (a custom plan of a statement of many CTEs cost more than its
-    /// execution: 0.7 ms of planning against 0.2 ms of work, measured), and whose lookups
-    /// are by key, so a generic plan is the one a custom plan would choose.
-    let genericPlans: Bool
-
-    /// The commands that go out before the transaction's first statement.
-    var commands: [String] {
-        [isolation.beginSQL] + (genericPlans ? ["SET LOCAL plan_cache_mode = force_generic_plan"] : [])
-    }
-}
-
 /// The transaction steps the pool's `withTransaction` drives.
 extension PostgresConnection {
     /// True from `beginLazily` until the commit or rollback, even before the BEGIN went out.
@@ -46,8 +30,8 @@ extension PostgresConnection {
 
     /// Starts a transaction without a round trip of its own: the BEGIN goes out with the
     /// first statement.
-    func beginLazily(_ isolation: IsolationLevel, genericPlans: Bool = false) {
-        pendingBegin = PendingBegin(isolation: isolation, genericPlans: genericPlans)
+    func beginLazily(_ isolation: IsolationLevel) {
+        pendingBegin = isolation
         transactionFailure = nil
         commitHooks = []
     }

@@ -22,7 +22,7 @@ public final class PostgresConnection {
     /// Names evicted from `statements` whose DEALLOCATE has not got through yet.
     var pendingDeallocations: [String] = []
     /// Set by `beginLazily`: the BEGIN travels with the transaction's first statement.
-    var pendingBegin: PendingBegin?
+    var pendingBegin: IsolationLevel?
     /// The first server error of the current transaction, for a body that caught it.
     var transactionFailure: PostgresError?
     /// What runs once the current transaction has committed (`onCommit`).
@@ -166,7 +166,7 @@ public final class PostgresConnection {
     public func execute(unsafeSQL sql: String, file: String = #fileID, line: Int = #line) throws(PostgresError) {
         guard let handle else { throw PostgresError(.connectionLost, details: "connection is closed", file: file, line: line) }
         // Several statements in one simple query: a pending BEGIN simply goes first.
-        let text = pendingBegin.map { ($0.commands + [sql]).joined(separator: ";\n") } ?? sql
+        let text = pendingBegin.map { "\($0.beginSQL);\n\(sql)" } ?? sql
         guard PQsendQuery(handle, text) == 1 else { throw connectionError(handle, sql: sql, file: file, line: line) }
         do {
             _ = try awaitResult(on: handle, sql: sql, file: file, line: line)

@@ -14,9 +14,6 @@ public final class ServerClock: Sendable {
 
     public init() {}
 
-    /// How far this clock is ahead of the database's.
-    public var offset: Duration { .milliseconds(offsetMilliseconds.load(ordering: .relaxed)) }
-
     /// Moves the clock on: jobs due within `duration` are due now, and are looked at at once.
     public func advance(by duration: Duration) {
         offsetMilliseconds.add(duration.milliseconds, ordering: .relaxed)
