@@ -11,7 +11,12 @@ struct ObjectFile: Sendable {
 
     /// Opens it with `open` (nil: it could not be opened), then removes a scratch copy.
     func opened<T>(with open: (String) -> T?) -> T? {
-        defer { if isScratch { unlink(path) } }
+        defer { discard() }
         return open(path)
+    }
+
+    /// Done with it unread (its existence was the answer): a scratch copy goes.
+    func discard() {
+        if isScratch { unlink(path) }
     }
 }

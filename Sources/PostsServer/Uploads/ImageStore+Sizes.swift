@@ -32,7 +32,9 @@ extension ImageStore {
     /// which need no bytes); false when there is no such image.
     func ensureSize(of name: StoredImageName, width: Int, lane: WorkLane) throws -> Bool {
         if try store.exists(name.sizeName(width: width)) { return true }
-        return try openSize(of: name, width: width, lane: lane) != nil
+        guard let made = try openSize(of: name, width: width, lane: lane) else { return false }
+        made.discard()
+        return true
     }
 
     /// Makes the size from the original, puts it in the store unless another instance was

@@ -34,7 +34,10 @@ enum UploadRoutes {
             }
             guard let object else { throw APIError.notFound("no such upload") }
             guard let file = object.opened(with: FileBody.open(path:)) else {
-                throw StorageFailure.unavailable("cannot open \(object.path)").apiError
+                // A folder's file gone since it was found is gone; a fetched copy that cannot
+                // be opened is the store's (or the disk's) trouble.
+                if object.isScratch { throw StorageFailure.unavailable("cannot open \(object.path)").apiError }
+                throw APIError.notFound("no such upload")
             }
             headers.add("Content-Type", (width == nil ? stored.format : stored.format.still).contentType)
             // The type was checked by the file's first bytes: no browser is to guess another.
