@@ -21,8 +21,8 @@ import Postgres
 /// So the work moves to the writes (a post's insert, database time: 0.15 ms without the
 /// triggers, 0.22 with them and no follower, 6.0 ms for an author with 1,000 followers): a
 /// new post adds a row for each of its author's followers in the creating transaction (one
-/// INSERT … SELECT from follows, in the posts trigger of migration 0013, which every path
-/// that makes posts goes through); a follow copies the followee's newest
+/// INSERT … SELECT from follows, in the statement that writes the post: `FeedEffects`, for
+/// every path that makes posts); a follow copies the followee's newest
 /// `FollowService.backfillLimit` posts; unfollow and block remove the author's rows (index
 /// on (user_id, author_id)); deleted posts and users take theirs (triggers, not foreign
 /// keys: a key's check per fanned-out row cost more than the row itself), and a tombstone's

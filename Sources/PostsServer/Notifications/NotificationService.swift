@@ -1,13 +1,13 @@
 import Postgres
 
 /// The caller's notifications (API.md "Notifications"): the list, newest first, with the
-/// unread count, and marking them read. The rows are written by the database's triggers in
-/// the act's own transaction (migration 0015); here they are only read and marked.
+/// unread count, and marking them read. The rows are written by the acts' own statements
+/// (`NotificationRules`, through `EventEffects`); here they are only read and marked.
 ///
-/// What the caller must not see is left out as it is read: notifications from users it
-/// blocked, was blocked by or muted (a block made after the act too), and from suspended
-/// users. The unread count leaves out the same ones, so a badge never counts what the list
-/// does not show.
+/// What the caller must not see is left out as it is read (`Visibility`): notifications
+/// from users it blocked, was blocked by or muted (a block made after the act too), and
+/// from suspended users. The unread count leaves out the same ones, so a badge never
+/// counts what the list does not show.
 struct NotificationService: Sendable {
     let pool: ConnectionPool
 

@@ -1,8 +1,9 @@
 import Postgres
 
 /// API.md's notification: its members in one list (see `ResourceShape`). Queries name the
-/// notification `n` and the actor's profile `pr`. Migration 0015's `notification_json` is
-/// the same object for the live stream; `NotificationTests` holds the two together.
+/// notification `n` and the actor's profile `pr`. Its `json` is the same object in SQL, what
+/// a notification's private change carries to the live stream (`EventEffects`);
+/// `NotificationTests` holds the two equal byte for byte.
 enum NotificationShape {
     static let shape = ResourceShape([
         ResourceField("id", "n.id", .integer),
