@@ -33,6 +33,9 @@ final class ChangeFeed: @unchecked Sendable {
         let writer: StreamWriter
         /// Its viewer's blocks and mutes in it change while it is open (`refreshRelations`).
         var filter: ChangeFilter
+        /// Its viewer's sets are read again once it is admitted: they came with the request,
+        /// and a `relations.changed` the feed passed before the join would find no watcher.
+        var newcomer = true
         /// The key of the last change it was sent or passed over.
         var cursor: ChangeKey
         var lastWrite: UInt64
@@ -169,6 +172,7 @@ final class ChangeFeed: @unchecked Sendable {
         nudge.listening.store(!subscribers.isEmpty, ordering: .relaxed)
         do {
             let connection = try connected()
+            try refreshNewcomers(on: connection)
             _ = try connection.awaitNotifications(timeout: catchUpPending ? .zero : pollInterval, orReadable: nudge.descriptor)
             nudge.take()
             let sinceRead = Self.now() - lastRead
@@ -250,6 +254,14 @@ final class ChangeFeed: @unchecked Sendable {
         guard !watching.isEmpty else { return }
         let relations = try Relations.read(of: user, on: connection)
         for subscriber in watching { subscriber.filter.seeing(relations) }
+    }
+
+    /// The sets of each newly admitted stream's viewer, as they are now.
+    private func refreshNewcomers(on connection: PostgresConnection) throws {
+        for subscriber in subscribers.values where subscriber.newcomer {
+            if let viewer = subscriber.filter.viewer { subscriber.filter.seeing(try Relations.read(of: viewer, on: connection)) }
+            subscriber.newcomer = false
+        }
     }
 
     /// One page for each subscriber that is behind and has room again; one whose queue has
