@@ -37,6 +37,10 @@ struct CommentLikeService: Sendable {
                 WHERE c.id = \(id)\(Visibility.notSuspended("c.user_id"))\(Visibility.notSuspended("p.user_id"))
             ),
             lock AS (\(WriteLocks.post(in: "target"))),
+            -- The post as it is once its lock is ours (a move that committed meanwhile).
+            post AS (
+                SELECT parent_id FROM posts WHERE id = (SELECT post_id FROM target) AND \(unsafeSQL: WriteLocks.gate) FOR KEY SHARE
+            ),
             del AS (\(delete)),
             ins AS (\(insert)),
             upd AS (
@@ -45,7 +49,7 @@ struct CommentLikeService: Sendable {
                 RETURNING id, post_id, like_count
             ),
             \(EventTable.commentLikeChanged.cte([
-                "seq": "1", "comment": "upd.id", "post": "upd.post_id", "post_parent": "target.parent_id",
+                "seq": "1", "comment": "upd.id", "post": "upd.post_id", "post_parent": "(SELECT parent_id FROM post)",
                 "comment_author": "target.user_id", "actor": "\(user)", "liked": "\(liked)", "like_count": "upd.like_count",
             ], "FROM upd, target")),
             \(effects.ctes(for: [.commentLikeChanged]))

@@ -47,9 +47,13 @@ public struct DemoSeed: Sendable {
     /// the newest hundred profiles; with nobody there at all, posts are 409.
     func run(users userCount: Int, posts postCount: Int) throws -> Counts {
         try pool.withTransaction { connection in
-            // Before any write, as every write about posts does (see WriteLocks).
-            try connection.query(WriteLocks.posts([]).sql)
             let existing = userCount > 0 || postCount == 0 ? [] : try Self.existingAuthors(on: connection)
+            // Before any write, as every write about posts does (see WriteLocks); the existing
+            // authors' profiles shared, as a post of theirs takes it (their followers hold still
+            // for the fan-out).
+            var locks = WriteLocks.posts([])
+            for author in existing { locks.add(profile: author, .shared) }
+            try connection.query(locks.sql)
             guard userCount > 0 || postCount == 0 || !existing.isEmpty else {
                 throw APIError.conflict("there are no users to write the posts: ask for users too")
             }

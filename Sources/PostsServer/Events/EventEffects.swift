@@ -62,7 +62,7 @@ struct EventEffects: Sendable {
     }
 
     /// `notified`: one new notification per recipient and event (its first kind), to those
-    /// who may be given it.
+    /// who may be given it. (An event is its table and its `seq`.)
     private static func notifying(_ notices: [SQLQuery]) -> SQLQuery {
         var union: SQLQuery = ""
         for (index, notice) in notices.enumerated() {
@@ -72,12 +72,12 @@ struct EventEffects: Sendable {
         return """
             notified AS (
                 INSERT INTO notifications (recipient_id, actor_id, type, post_id, comment_id)
-                SELECT DISTINCT ON (i.seq, i.recipient) i.recipient, i.actor, i.type, i.post, i.comment
+                SELECT DISTINCT ON (i.source, i.seq, i.recipient) i.recipient, i.actor, i.type, i.post, i.comment
                 FROM (\(union)) i
                 WHERE i.recipient <> i.actor AND \(Visibility.notifiable(recipient: "i.recipient", actor: "i.actor"))
                   AND (NOT i.only_if_none OR NOT EXISTS (
                       SELECT 1 FROM notifications x WHERE x.post_id = i.post AND x.recipient_id = i.recipient))
-                ORDER BY i.seq, i.recipient, i.priority
+                ORDER BY i.source, i.seq, i.recipient, i.priority
                 RETURNING *
             )
             """
@@ -104,14 +104,20 @@ struct EventEffects: Sendable {
             rows.append(") c")
         }
         if withNotifications {
-            let actors = profilesCounted.map { counted in
-                "(SELECT * FROM \(counted) UNION ALL SELECT * FROM profiles p WHERE NOT EXISTS (SELECT 1 FROM \(counted) c WHERE c.user_id = p.user_id))"
-            } ?? "profiles"
+            // The actor's row: as the statement left it, else as it was (two index probes; a
+            // union joined on the outside read every profile).
+            let actor = profilesCounted.map { counted in """
+                JOIN LATERAL (
+                    SELECT * FROM \(counted) c WHERE c.user_id = n.actor_id
+                    UNION ALL SELECT * FROM profiles p
+                    WHERE p.user_id = n.actor_id AND NOT EXISTS (SELECT 1 FROM \(counted) c WHERE c.user_id = n.actor_id)
+                ) pr ON true
+                """ } ?? "JOIN profiles pr ON pr.user_id = n.actor_id"
             rows.append("""
                  UNION ALL
                 SELECT \(literal: changes.count), n.id, 'notification', NULL, NULL, NULL, false, n.actor_id, n.recipient_id,
                        \(unsafeSQL: NotificationShape.json)
-                FROM notified n JOIN \(unsafeSQL: actors) pr ON pr.user_id = n.actor_id
+                FROM notified n \(unsafeSQL: actor)
                 """)
         }
         return """

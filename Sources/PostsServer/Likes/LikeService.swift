@@ -43,6 +43,9 @@ struct LikeService: Sendable {
                 SELECT id, user_id, parent_id, like_count, deleted, user_id = ANY(\(caller.relations.blockedParameter)) AS blocked
                 FROM posts
                 WHERE id = \(postID) AND \(unsafeSQL: WriteLocks.gate)\(Visibility.notSuspended("posts.user_id"))
+                -- The row as it is once the lock is ours, not as the statement's snapshot had it:
+                -- a post tombstoned while this waited is seen as one (and its new owner).
+                FOR KEY SHARE
             ),
             del AS (\(delete)),
             ins AS (\(insert)),

@@ -58,7 +58,10 @@ struct ModerationService: Sendable {
     /// such report, 409 for one already resolved, 422 for `remove` on a user.
     func resolve(_ reportID: Int64, _ action: Action, note: String, by moderator: Caller) throws {
         try pool.withTransaction { connection in
-            guard let report = try connection.query("SELECT target_key, status FROM reports WHERE id = \(reportID) FOR UPDATE").first else {
+            // Read without a lock: the action's own locks come before the transaction's first
+            // write (see WriteLocks), and locking the report is one. It is locked, and found
+            // still open, after the action; resolved meanwhile, the action is rolled back.
+            guard let report = try connection.query("SELECT target_key, status FROM reports WHERE id = \(reportID)").first else {
                 throw APIError.notFound("no such report")
             }
             guard try report.decode("status", as: String.self) == "open" else { throw APIError.conflict("the report is resolved already") }
@@ -76,6 +79,10 @@ struct ModerationService: Sendable {
                 guard let author = try ModerationTarget.author(of: key, on: connection),
                       try Suspension.set(true, user: author, on: connection) else { throw APIError.notFound("the reported content is gone") }
             }
+            let stillOpen = try connection.query("""
+                SELECT status = 'open' AS open FROM reports WHERE id = \(reportID) FOR UPDATE
+                """).firstRow().decode("open", as: Bool.self)
+            guard stillOpen else { throw APIError.conflict("the report is resolved already") }
             try connection.query("""
                 UPDATE reports SET status = 'resolved', resolved_at = now(), resolved_by = \(moderator.userID), action = \(action.rawValue)
                 WHERE target_key = \(key) AND status = 'open'

@@ -10,8 +10,9 @@ import Postgres
 /// Deleted posts, comments and accounts take their notifications with them (migration
 /// 0015's cascades).
 enum NotificationRules {
-    /// A select of the notices the table's events give: `seq`, `priority` (the first kind
-    /// that applies wins), `recipient`, `actor`, `type`, `post`, `comment`, `only_if_none`
+    /// A select of the notices the table's events give: `source` (the table), `seq`,
+    /// `priority` (the first kind that applies wins), `recipient`, `actor`, `type`, `post`,
+    /// `comment`, `only_if_none`
     /// (only if the recipient has no notification about this post yet: a mention added by
     /// an edit, to someone already told of the post). Nil when the table's events notify no one.
     static func notices(_ table: EventTable) -> SQLQuery? {
@@ -59,7 +60,7 @@ enum NotificationRules {
         case .postsDeleted, .commentDeleted, .relationsChanged, .profileUpdated, .profileDeleted:
             return nil
         }
-        return SQLQuery(unsafeSQL: sql)
+        return SQLQuery(unsafeSQL: "SELECT '\(table.rawValue)'::text AS source, n.* FROM (\(sql)) n")
     }
 
     /// The CTEs that take back the notifications the table's events undo (by the indexes
@@ -95,6 +96,7 @@ enum NotificationRules {
                 unmentioned AS (
                     DELETE FROM notifications n USING post_updated e, unnest(e.mentions_removed) m(id)
                     WHERE n.post_id = e.post AND n.actor_id = e.actor AND n.recipient_id = m.id AND n.type = 'mentioned'
+                      AND n.comment_id IS NULL
                 )
                 """
         case .postCreated, .postsDeleted, .commentCreated, .commentDeleted, .relationsChanged, .profileUpdated,

@@ -113,15 +113,15 @@ enum Visibility {
     }
 
     /// Whether `actor`'s act may notify `recipient` (SQL expressions of their ids), as the
-    /// notification is written: what the notification list would show, and never to the
-    /// reserved user (a tombstone's owner, who never signs in).
+    /// notification is written: what the notification list would show, and only to someone
+    /// there is (a profile that is not the reserved user, a tombstone's owner who never
+    /// signs in).
     static func notifiable(recipient: String, actor: String) -> SQLQuery {
-        var condition: SQLQuery = "true"
+        var condition: SQLQuery = """
+            EXISTS (SELECT 1 FROM profiles told WHERE told.user_id = \(unsafeSQL: recipient)
+                                                 AND told.username <> \(ReservedUser.username))
+            """
         condition.append(visibleNow(on: .notifications, author: actor, viewer: recipient))
-        condition.append("""
-             AND NOT EXISTS (SELECT 1 FROM profiles reserved WHERE reserved.user_id = \(unsafeSQL: recipient)
-                                                               AND reserved.username = \(ReservedUser.username))
-            """)
         return condition
     }
 
