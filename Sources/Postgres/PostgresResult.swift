@@ -8,18 +8,12 @@ public final class PostgresResult: @unchecked Sendable {
     public let rowCount: Int
     /// Rows the statement changed (INSERT/UPDATE/DELETE), 0 for others.
     public let affectedRows: Int
-    private let columnIndex: [String: Int32]
 
     init(handle: OpaquePointer, sql: String) {
         self.handle = handle
         self.sql = sql
         rowCount = Int(PQntuples(handle))
         affectedRows = Int(String(cString: PQcmdTuples(handle))) ?? 0
-        var columns: [String: Int32] = [:]
-        for column in 0..<PQnfields(handle) {
-            columns[String(cString: PQfname(handle, column))] = column
-        }
-        columnIndex = columns
     }
 
     deinit { PQclear(handle) }
@@ -40,18 +34,30 @@ public final class PostgresResult: @unchecked Sendable {
 
     fileprivate func decode<Value: PostgresDecodable>(row: Int32, column name: String, as type: Value.Type,
                                                       file: String, line: Int) throws(PostgresError) -> Value {
-        guard let column = columnIndex[name] else {
-            throw PostgresError(.decoding, details: "no column \"\(name)\" in the result of: \(sql)", file: file, line: line)
-        }
-        return try decode(row: row, column: column, as: type, file: file, line: line)
+        try decode(row: row, column: try position(of: name, file: file, line: line), as: type, file: file, line: line)
     }
 
-    /// The position of the column of that name (queries that ask name each column once).
+    /// The position of the column of that name. A scan of libpq's names, byte for byte: a
+    /// result has a few dozen columns at most, and an index of them built for every result
+    /// (a String and a hash per column) cost pages of comments a tenth of their throughput
+    /// (`bench/compare-builds.sh`, against the build before names: 0.93× with it, 1.06×
+    /// without).
     fileprivate func position(of name: String, file: String, line: Int) throws(PostgresError) -> Int32 {
-        guard let column = columnIndex[name] else {
+        var name = name
+        let found = name.withUTF8 { wanted -> Int32? in
+            for column in 0..<PQnfields(handle) {
+                guard let candidate = PQfname(handle, column) else { continue }
+                // Column names hold no NUL byte: the terminator ends a mismatch, never a read.
+                var index = 0
+                while index < wanted.count, UInt8(bitPattern: candidate[index]) == wanted[index] { index += 1 }
+                if index == wanted.count, candidate[index] == 0 { return column }
+            }
+            return nil
+        }
+        guard let found else {
             throw PostgresError(.decoding, details: "no column \"\(name)\" in the result of: \(sql)", file: file, line: line)
         }
-        return column
+        return found
     }
 
     fileprivate func bytes(row: Int32, column: Int32) -> UnsafeRawBufferPointer? {

@@ -73,6 +73,23 @@ import TestSupport
         #expect(missing?.details.contains("absent") == true)
     }
 
+    /// A name matches a column's whole name, exactly: not a prefix of it nor one it is the
+    /// prefix of, and case and non-ASCII bytes count.
+    @Test func columnsByName_matchWholeNamesOnly() throws {
+        let connection = try connect()
+        let row = try connection.query("""
+            SELECT 1 AS idx, 2 AS id, 3 AS i, 4 AS "ID", 5 AS "été", NULL::int AS nothing, 7 AS id_2
+            """).first!
+        #expect(try row.decode("id", as: Int.self) == 2)
+        #expect(try row.decode("i", as: Int.self) == 3)
+        #expect(try row.decode("ID", as: Int.self) == 4)
+        #expect(try row.decode("été", as: Int.self) == 5)
+        #expect(try row.isNull("nothing"))
+        #expect(try row.position(of: "id_2") == 6)
+        #expect(throws: PostgresError.self) { try row.decode("i_", as: Int.self) }
+        #expect(throws: PostgresError.self) { try row.decode("Id", as: Int.self) }
+    }
+
     @Test func nulByte_isRefusedByTheServerNotTruncated() throws {
         let connection = try connect()
         let error = #expect(throws: PostgresError.self) { try connection.query("SELECT \("a\u{0}b")::text AS v") }

@@ -78,7 +78,8 @@ struct CommentService: Sendable {
         try pool.withConnection { connection -> Page? in
             let rows = try connection.query(query).rows
             guard let first = rows.first else { return nil }
-            let comments = try rows.filter { try !$0.isNull("id") }
+            let id = try first.position(of: "id")
+            let comments = rows.filter { $0.withBytes(at: id) { $0 != nil } }
             let (json, last) = try RowJSON.page(comments, limit: request.limit) { row, out in
                 try CommentShape.append(row, withLiked: caller != nil, to: &out)
             }
