@@ -51,7 +51,7 @@ import Testing
 
     @Test func only2xx_delivers() {
         func outcome(_ curl: Int, _ status: Int, cutShort: Bool = false, cancelled: Bool = false) -> PushOutcome {
-            PushOutcome.classify(curlCode: curl, status: status, message: "curl says", answer: "nope\r\n", cutShort: cutShort,
+            PushOutcome.classify(curlCode: curl, status: status, message: "curl says", answer: Array("nope\r\n".utf8), cutShort: cutShort,
                                  cancelled: cancelled)
         }
         #expect(outcome(0, 200) == .delivered)
@@ -63,5 +63,19 @@ import Testing
         #expect(outcome(7, 0) == .retry("curl says"))
         #expect(outcome(28, 200) == .retry("curl says (after HTTP 200)"))
         #expect(outcome(42, 0, cancelled: true) == .retry("stopped while sending: curl says"))
+        #expect(outcome(0, 410) == .retry("HTTP 410: nope"))
+    }
+
+    @Test func a410_namesTheInvalidTokens() {
+        func outcome(_ body: String, cutShort: Bool = false) -> PushOutcome {
+            PushOutcome.classify(curlCode: 0, status: 410, message: "", answer: Array(body.utf8), cutShort: cutShort, cancelled: false)
+        }
+        #expect(outcome(#"{"invalid_tokens":["a","b"]}"#) == .invalidTokens(["a", "b"]))
+        #expect(outcome(#"{"invalid_tokens":[]}"#) == .invalidTokens([]))
+        // Anything else is an error like another: tried again.
+        #expect(outcome(#"{"invalid_tokens":["a",1]}"#) == .retry(#"HTTP 410: {"invalid_tokens":["a",1]}"#))
+        #expect(outcome(#"{"invalid_tokens":"a"}"#) == .retry(#"HTTP 410: {"invalid_tokens":"a"}"#))
+        #expect(outcome("gone") == .retry("HTTP 410: gone"))
+        #expect(outcome(#"{"invalid_tokens":["a"]}"#, cutShort: true) == .retry(#"HTTP 410: {"invalid_tokens":["a"]}"#))
     }
 }

@@ -9,7 +9,8 @@ import TestSupport
 
 /// A push receiver on loopback, as a gateway such as gorush would be: the project's own
 /// HTTP server with one route, `POST /push`, that records each request and answers 200, or
-/// 500 to the first `failing` requests. It can be stopped and started again on its port.
+/// 500 to the first `failing` requests, or 410 with `{"invalid_tokens":[…]}` to the next
+/// one after `reportInvalid`. It can be stopped and started again on its port.
 final class PushReceiver: Sendable {
     struct Received: Sendable {
         let contentType: String?
@@ -29,6 +30,8 @@ final class PushReceiver: Sendable {
         var server: Server?
         /// While set, each request is recorded, then held until it is signalled.
         var hold: DispatchSemaphore?
+        /// Said in a 410 to the next request, as a gateway reports uninstalled apps.
+        var invalidTokens: [String]?
     }
 
     /// What the route and the test share (the route holds this, not the receiver).
@@ -65,6 +68,11 @@ final class PushReceiver: Sendable {
         shared.state.withLock { $0.server = server }
     }
 
+    /// The next request is answered 410 `{"invalid_tokens": tokens}`.
+    func reportInvalid(_ tokens: [String]) {
+        shared.state.withLock { $0.invalidTokens = tokens }
+    }
+
     /// From now on each request is recorded and then held until the semaphore is signalled.
     func holdRequests(until release: DispatchSemaphore) {
         shared.state.withLock { $0.hold = release }
@@ -85,12 +93,16 @@ final class PushReceiver: Sendable {
                                         signature: request.headers["X-Posts-Signature"],
                                         delivery: request.headers["X-Posts-Delivery"],
                                         userAgent: request.headers["User-Agent"], body: request.body)
-                let (fails, hold) = shared.state.withLock { state in
+                let (fails, hold, invalid) = shared.state.withLock { state in
                     state.received.append(received)
-                    defer { state.failuresLeft = max(0, state.failuresLeft - 1) }
-                    return (state.failuresLeft > 0, state.hold)
+                    defer { state.failuresLeft = max(0, state.failuresLeft - 1); state.invalidTokens = nil }
+                    return (state.failuresLeft > 0, state.hold, state.invalidTokens)
                 }
                 _ = hold?.wait(timeout: .now() + 30)
+                if let invalid {
+                    let body = try JSONSerialization.data(withJSONObject: ["invalid_tokens": invalid])
+                    return Response.json(Array(body), status: HTTPStatus(410, "Gone"))
+                }
                 return fails ? Response.json(Array(#"{"error":"try later"}"#.utf8), status: .internalServerError)
                              : Response.json(Array(#"{"ok":true}"#.utf8))
             }

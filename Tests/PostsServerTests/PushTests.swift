@@ -245,6 +245,28 @@ import TestSupport
         #expect(tokens.first?["token"] as? String == "shared-phone" && tokens.first?["device_id"] as? String == "blair-on-pixel")
     }
 
+    /// API.md "Feeds at any scale": a receiver's 410 `{"invalid_tokens":[…]}` removes those
+    /// of the push's tokens (no one else's), and the push is done, not retried.
+    @Test func a410_removesTheInvalidTokens_ofThatPushOnly() throws {
+        let receiver = try PushReceiver()
+        let app = try PushTestSupport.start(pushingTo: receiver)
+        defer { app.stop() }
+        let ash = try APIClient.user("ash@example.com", on: app)
+        let blair = try APIClient.user("blair@example.com", on: app)
+        #expect(try ash.pushToken("apns", "uninstalled").status == 200)
+        #expect(try ash.pushToken("fcm", "still-here").status == 200)
+        #expect(try blair.pushToken("apns", "blairs-phone").status == 200)
+        receiver.reportInvalid(["uninstalled", "blairs-phone", "never-registered"])
+        #expect(try blair.send("PUT", "/api/posts/\(try ash.createPost("Ash's").id)/like").status == 200)
+        #expect(receiver.waitFor(1)?.count == 1)
+        #expect(try PushTestSupport.waitForOutbox(in: app) { $0.isEmpty } != nil, "done, not retried")
+        let left = try app.pool.withConnection { connection in
+            try connection.query("SELECT token FROM push_tokens ORDER BY token").rows.map { try $0.decode("token", as: String.self) }
+        }
+        #expect(left == ["blairs-phone", "still-here"])
+        #expect(receiver.received.count == 1)
+    }
+
     /// A request in flight when the server stops is cut within about a second; its push
     /// stays in the outbox for a later try.
     @Test func stop_cutsARequestInFlight() throws {

@@ -30,7 +30,29 @@ final class PushDelivery: JobHandler {
             switch client.post(delivery.payload.body, deliveryID: delivery.deliveryID) {
             case .delivered: return .done
             case .retry(let reason): return .retry(reason)
+            case .invalidTokens(let tokens):
+                do {
+                    try remove(tokens, of: delivery.payload, on: context.pool)
+                    return .done
+                } catch {
+                    return .retry("could not remove the invalid tokens: \(error)")
+                }
             }
+        }
+    }
+
+    /// The tokens a receiver's 410 named, among those this push carried (a receiver cannot
+    /// remove anyone else's): their apps are gone.
+    private func remove(_ tokens: [String], of payload: PushPayload, on pool: ConnectionPool) throws {
+        let named = Set(tokens)
+        let carried = payload.tokens.filter { named.contains($0.token) }
+        guard !carried.isEmpty else { return }
+        try pool.withRetriedStatement { connection in
+            try connection.query("""
+                DELETE FROM push_tokens t
+                USING unnest(\(PostgresArray(carried.map(\.platform))), \(PostgresArray(carried.map(\.token)))) AS r(platform, token)
+                WHERE t.platform = r.platform AND t.token = r.token AND t.user_id = \(payload.recipientID)
+                """)
         }
     }
 

@@ -9,8 +9,9 @@ final class PushWebhookClient {
     private let settings: PushSettings
     private let transfer: CurlTransfer
 
-    /// The answer's first bytes are kept for the log; past `maxResponseBytes` the transfer
-    /// is cut (the status has arrived by then: a receiver has nothing more to tell us).
+    /// The answer's first bytes go to the log; the answer is kept whole up to
+    /// `maxResponseBytes` (a 410's list of invalid tokens), past which the transfer is cut
+    /// (the status has arrived by then).
     static let keptResponseBytes = 200
     static let maxResponseBytes = 64 * 1024
 
@@ -50,7 +51,7 @@ final class PushWebhookClient {
             return withExtendedLifetime(response) { transfer.perform() }
         }
         return PushOutcome.classify(curlCode: result.code, status: result.responseCode, message: result.message,
-                                    answer: String(decoding: response.kept, as: UTF8.self),
+                                    answer: response.kept,
                                     cutShort: response.cutShort, cancelled: transfer.cancellation.isSet)
     }
 
@@ -73,22 +74,17 @@ final class PushWebhookClient {
         return ok
     }
 
-    /// The answer's body: its first bytes kept, the rest counted and dropped.
+    /// The answer's body, up to `maxResponseBytes` (then the transfer is cut).
     private final class Response {
         var kept: [UInt8] = []
-        var received = 0
         var cutShort = false
 
         func receive(_ data: UnsafeMutablePointer<CChar>, count: Int) -> Int {
-            received += count
-            guard received <= PushWebhookClient.maxResponseBytes else {
+            guard kept.count + count <= PushWebhookClient.maxResponseBytes else {
                 cutShort = true
                 return 0
             }
-            let room = PushWebhookClient.keptResponseBytes - kept.count
-            if room > 0 {
-                kept += UnsafeRawBufferPointer(start: data, count: min(room, count))
-            }
+            kept += UnsafeRawBufferPointer(start: data, count: count)
             return count
         }
     }
