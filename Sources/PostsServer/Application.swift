@@ -12,7 +12,7 @@ public final class Application: Sendable {
     let feed: ChangeFeed
     let pruner: ChangePruner
     /// Runs the background work of the job queue on this instance: mail (with `SMTP_URL`),
-    /// push (with `PUSH_WEBHOOK_URL`), stored images to delete.
+    /// push (with `PUSH_WEBHOOK_URL`), stored images to delete, new posts' feed fan-out.
     let jobs: JobRunner
     /// Measures images stored before posts had their size (migration 0009), once.
     let measurement: ImageMeasurement
@@ -40,7 +40,7 @@ public final class Application: Sendable {
         let store = try StorageSettings.makeStore(configuration.storage, uploadDirectory: configuration.uploadDirectory,
                                                   metrics: storageMetrics)
         try Self.check(store, configuration.storage, logger: logger)
-        var workers = [StorageDeletion.worker(store: store, metrics: storageMetrics)]
+        var workers = [StorageDeletion.worker(store: store, metrics: storageMetrics), FeedFanOut.worker]
         if let mail = configuration.mail {
             workers.append(MailDelivery.worker(settings: mail, erasesFinished: configuration.authMode == .token))
             logger.info("mailer started", metadata: ["smtp": "\(mail)"])
@@ -62,7 +62,7 @@ public final class Application: Sendable {
         let identity = Identity(tokens: tokens, accounts: accounts, trustsEmails: configuration.authMode == .trust)
         let images = try ImageStore(directory: configuration.uploadDirectory, store: store, jobs: scheduler, pool: pool)
         // What every write's events cause, recorded in the write's own statement.
-        let effects = EventEffects(jobs: scheduler)
+        let effects = EventEffects(jobs: scheduler, feed: FeedEffects(fanOutLimit: configuration.feedFanOutLimit))
         let profiles = ProfileService(pool: pool, effects: effects, images: images)
         let posts = PostService(pool: pool, effects: effects, images: images)
         let comments = CommentService(pool: pool, effects: effects)
@@ -99,7 +99,9 @@ public final class Application: Sendable {
                                deletion: AccountDeletion(pool: pool, effects: effects, images: images))
         feed = ChangeFeed(conninfo: databaseURL, logger: logger, nudge: nudge, keepAliveInterval: configuration.eventsKeepAlive)
         pruner = ChangePruner(pool: pool, retention: configuration.changesRetention,
-                              tokenLifetime: configuration.tokenLifetime, clock: clock, logger: logger)
+                              tokenLifetime: configuration.tokenLifetime,
+                              notificationsRetention: configuration.notificationsRetention,
+                              pushTokenRetention: configuration.pushTokenRetention, clock: clock, logger: logger)
         // One quota of streams per address, change and notification streams together.
         let streams = configuration.maxStreamsPerIP > 0 ? StreamQuota(perClient: configuration.maxStreamsPerIP) : nil
         ChangeRoutes.register(on: &routes, reader: ChangeReader(pool: pool), feed: feed, streams: streams)
@@ -110,7 +112,7 @@ public final class Application: Sendable {
         let madeServer = ParkingLock<Server?>(nil)
         MetricsRoutes.register(on: &routes, sources: MetricsRoutes.Sources(
             requests: requests, pool: pool, feed: feed, jobs: jobs, outbox: outbox,
-            images: images.counters, storage: storageMetrics,
+            images: images.counters, storage: storageMetrics, upkeep: pruner.upkeep,
             openConnections: { madeServer.withLock { $0?.openConnections ?? 0 } }))
         if configuration.authMode == .trust {
             DevRoutes.register(on: &routes, outbox: outbox, reset: DevReset(pool: pool, images: images),

@@ -30,6 +30,14 @@ public struct Configuration: Sendable {
     public var trustedProxies = TrustedProxies.none
     /// How long changes are kept for `/api/changes` and `Last-Event-ID` resumes.
     public var changesRetention: Duration = .seconds(7 * 24 * 3600)
+    /// Notifications older than this are deleted (API.md: `NOTIFICATIONS_RETENTION`, 90 days).
+    public var notificationsRetention: Duration = .seconds(90 * 24 * 3600)
+    /// A push token not registered again for this long is removed (`PUSH_TOKEN_RETENTION`).
+    public var pushTokenRetention: Duration = .seconds(270 * 24 * 3600)
+    /// From this many followers on, an author's posts are merged into its followers' feeds as
+    /// they are read instead of copied into each (`FEED_FANOUT_LIMIT`; see `FeedService`).
+    public var feedFanOutLimit = Configuration.defaultFeedFanOutLimit
+    public static let defaultFeedFanOutLimit = 10_000
     /// A token unused this long stops working (API.md: `TOKEN_TTL`, sliding on last use).
     public var tokenLifetime: Duration = .seconds(90 * 24 * 3600)
     /// A comment line goes to an event stream after this long without events (API.md: 15 s).
@@ -159,6 +167,15 @@ public struct Configuration: Sendable {
             }
             configuration.changesRetention = retention
         }
+        for (name, keyPath) in [("NOTIFICATIONS_RETENTION", \Configuration.notificationsRetention),
+                                ("PUSH_TOKEN_RETENTION", \Configuration.pushTokenRetention)] {
+            guard let text = value(name) else { continue }
+            guard let retention = parseDuration(text) else {
+                throw Invalid(description: "\(name) must be a duration like 90d, 12h, 30m or 90s, not \"\(text)\"")
+            }
+            configuration[keyPath: keyPath] = retention
+        }
+        configuration.feedFanOutLimit = try integer("FEED_FANOUT_LIMIT", in: 1...100_000_000) ?? configuration.feedFanOutLimit
         if let text = value("TOKEN_TTL") {
             // Any whole number of seconds, 1 s up: an app's tests use a few seconds to reach
             // their sign-in-again path (`Tokens` renews `last_used_at` often enough for it).

@@ -80,6 +80,24 @@ import Testing
         }
     }
 
+    /// API.md "Feeds at any scale": the retentions, and where fan-out gives way to merging.
+    @Test func retentions_andTheFanOutLimit() throws {
+        let defaults = try Configuration.fromEnvironment([:])
+        #expect(defaults.notificationsRetention == .seconds(90 * 86_400) && defaults.pushTokenRetention == .seconds(270 * 86_400))
+        #expect(defaults.feedFanOutLimit == 10_000)
+        let set = try Configuration.fromEnvironment(["NOTIFICATIONS_RETENTION": "30d", "PUSH_TOKEN_RETENTION": "12h",
+                                                     "FEED_FANOUT_LIMIT": "500"])
+        #expect(set.notificationsRetention == .seconds(30 * 86_400) && set.pushTokenRetention == .seconds(12 * 3600))
+        #expect(set.feedFanOutLimit == 500)
+        for (name, bad) in [("NOTIFICATIONS_RETENTION", "forever"), ("PUSH_TOKEN_RETENTION", "0s"), ("FEED_FANOUT_LIMIT", "0"),
+                            ("FEED_FANOUT_LIMIT", "many")] {
+            let refused = #expect(throws: Configuration.Invalid.self, "\(name)=\(bad)") {
+                try Configuration.fromEnvironment([name: bad])
+            }
+            #expect(refused?.description.hasPrefix(name) == true)
+        }
+    }
+
     @Test func byteSizes_takeBinaryUnitsOrPlainBytes() {
         #expect(parseByteSize("64MiB") == 64 << 20)
         #expect(parseByteSize("1GiB") == 1 << 30)

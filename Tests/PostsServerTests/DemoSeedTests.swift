@@ -38,7 +38,8 @@ import TestSupport
         let follows = try #require(json["follows"] as? Int)
         #expect(follows == 4 * DemoFollows.perUser)
         #expect(try Self.counterMismatches(app.pool) == 0)
-        // Follows' counters and every follower's feed, posts included (0013's fan-out).
+        // Follows' counters and every follower's feed, posts included (their fan-out jobs).
+        #expect(try app.feedsSettled())
         #expect(try FollowAudit.mismatches(in: app) == [0, 0, 0])
 
         // Replaying the changes gives the rows' counters: each change carried its own moment.

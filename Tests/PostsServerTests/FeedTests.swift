@@ -63,6 +63,7 @@ import TestSupport
         for id in ids { #expect(try ash.follow(id).status == 200) }
         let posts = try users.map { try $0.createPost("by \($0.headers["X-User-Email"] ?? "")").id }
         let extra = try users[1].createPost("deleted later").id
+        #expect(try app.feedsSettled())
         #expect(try Set(Self.ids(ash)) == Set(posts + [extra]))
 
         #expect(try ash.follow(ids[0], false).status == 200)

@@ -53,7 +53,7 @@ import TestSupport
                 ('push.deliver', '{}', 'dead', now() - interval '8 days'), ('push.deliver', '{}', 'dead', now() - interval '6 days');
             """, in: app)
 
-        let removed = try app.pruner.upkeep.pruneOnce()
+        let removed = try app.pruner.upkeep.pruneOnce().filter { $0.value > 0 }
         #expect(removed == ["login_codes": 2501, "outbox": 1, "idempotency_keys": 1, "jobs": 1, "tokens": 2])
 
         // What is live stays: the others' codes (used ones count for the hourly limit for an

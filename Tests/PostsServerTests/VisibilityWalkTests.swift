@@ -133,6 +133,8 @@ import TestSupport
         case .feed:
             #expect(try viewer.follow(scene.authorID).status == 200)
             let post = try author.createPost("by the author").id
+            // In the follower's feed once its fan-out has run (a job, after the post's commit).
+            #expect(try eventually { try ids(try viewer.get("/api/feed").json["posts"]).contains(post) })
             return { try ids(try viewer.get("/api/feed").json["posts"]).contains(post) }
         case .commentList:
             let post = try third.createPost("by the third").id

@@ -8,8 +8,9 @@ import Synchronization
 /// the others skip this round). The highest key removed is kept, so that a cursor from
 /// before it is told 410 rather than silently missing changes.
 ///
-/// Each round then runs the `UpkeepPruner` (codes, mail, tokens, idempotency keys): one
-/// background thread for all the pruning an instance does.
+/// Each round then runs the `UpkeepPruner` (codes, mail, tokens, idempotency keys,
+/// notifications, push tokens, the feeds' depth): one background thread for all the
+/// pruning an instance does.
 final class ChangePruner: Sendable {
     private let pool: ConnectionPool
     let upkeep: UpkeepPruner
@@ -28,9 +29,12 @@ final class ChangePruner: Sendable {
     private static let batch = 5000
 
     init(pool: ConnectionPool, retention: Duration, tokenLifetime: Duration = .seconds(90 * 24 * 3600),
+         notificationsRetention: Duration = .seconds(90 * 24 * 3600), pushTokenRetention: Duration = .seconds(270 * 24 * 3600),
          interval: Duration = .seconds(30), clock: ServerClock = ServerClock(), logger: Logger) {
         self.pool = pool
-        upkeep = UpkeepPruner(pool: pool, tokenLifetimeSeconds: tokenLifetime.components.seconds, clock: clock)
+        upkeep = UpkeepPruner(pool: pool, tokenLifetimeSeconds: tokenLifetime.components.seconds,
+                              notificationsRetentionSeconds: notificationsRetention.components.seconds,
+                              pushTokenRetentionSeconds: pushTokenRetention.components.seconds, clock: clock)
         self.retention = retention
         self.interval = interval
         self.logger = logger
@@ -48,7 +52,7 @@ final class ChangePruner: Sendable {
                 do {
                     try upkeep.pruneOnce()
                 } catch {
-                    logger.warning("pruning codes, mail, tokens or idempotency keys failed; trying again later",
+                    logger.warning("pruning codes, mail, tokens, notifications or feeds failed; trying again later",
                                    metadata: ["error": "\(error)"])
                 }
                 _ = wake.wait(timeout: .now() + .milliseconds(Int(interval.components.seconds * 1000)))

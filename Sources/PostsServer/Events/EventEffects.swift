@@ -18,6 +18,7 @@ import Postgres
 /// script: like_toggle_mix 1.14x, comment_create 1.31x.
 struct EventEffects: Sendable {
     let jobs: JobScheduler
+    var feed = FeedEffects(fanOutLimit: Configuration.defaultFeedFanOutLimit)
 
     /// Whether a notification is pushed (a job per notification) by this instance.
     var pushes: Bool { jobs.runs(.push) }
@@ -37,7 +38,7 @@ struct EventEffects: Sendable {
         }
         parts.append(Self.recording(tables.map(ChangeRows.select), withNotifications: !notices.isEmpty,
                                     profilesCounted: profilesCounted))
-        parts += tables.flatMap(FeedEffects.ctes)
+        parts += tables.flatMap(feed.ctes)
         var query: SQLQuery = ""
         for (index, part) in parts.enumerated() {
             if index > 0 { query.append(", ") }
@@ -46,20 +47,25 @@ struct EventEffects: Sendable {
         return query
     }
 
-    /// Runs a statement that holds `ctes(for:)`; a push it queued wakes this instance's job
-    /// runner once it has committed. `committing`: the statement is its transaction's last,
-    /// and goes out with the COMMIT (one round trip for both).
+    /// Runs a statement that holds `ctes(for:)`; a job it may have queued (a push, a feed's
+    /// fan-out) wakes this instance's job runner once it has committed. `committing`: the
+    /// statement is its transaction's last, and goes out with the COMMIT (one round trip
+    /// for both).
     @discardableResult
     func run(_ statement: SQLQuery, on connection: PostgresConnection, committing: Bool = false) throws -> PostgresResult {
+        // Only statements that can queue one wake it: a wake costs the runner a claim per kind.
+        let queuesJobs = statement.sql.contains(Self.jobsInsert)
         if committing {
-            if pushes { connection.onCommit(jobs.wake) }
+            if queuesJobs { connection.onCommit(jobs.wake) }
             return try connection.queryCommitting(statement)
         }
         let result = try connection.query(statement)
         // After the statement: at once outside a transaction, at its commit inside one.
-        if pushes { connection.onCommit(jobs.wake) }
+        if queuesJobs { connection.onCommit(jobs.wake) }
         return result
     }
+
+    private static let jobsInsert = "INSERT INTO jobs "
 
     /// `notified`: one new notification per recipient and event (its first kind), to those
     /// who may be given it. (An event is its table and its `seq`.)

@@ -1,24 +1,45 @@
 import Postgres
 
-/// What a write's events do to the home feeds (see `FeedService` for why the feed is
-/// written when posts and follows are): a new post goes into each of its author's
-/// followers' feeds; a follow copies the followee's newest `FollowService.backfillLimit`
-/// posts into the follower's; an unfollow (or a block's) takes the followee's posts out of
-/// it. Deleted posts and accounts take their rows with them (migration 0013's cascades).
+/// What a write's events do to the home feeds (`FeedService` has the design and its
+/// measurements):
+/// - a new post by an author with followers queues one `feed.fanout` job (`FeedFanOut`
+///   copies it into the followers' feeds in batches, off the write's transaction), unless
+///   the author has `fanOutLimit` followers or more, or had when an earlier post was made:
+///   such an author joins `feed_large_authors` and its followers' feeds read its posts
+///   where they are;
+/// - a follow copies the followee's newest `FollowService.backfillLimit` posts into the
+///   follower's feed; an unfollow (or a block's) takes the followee's posts out of it.
+/// Deleted posts and accounts take their rows with them (migration 0018's cascades).
 ///
-/// A post and a follow of its author made at the same moment: the follow holds both
-/// users' profile locks, the post its author's (shared), each taken in a statement before
-/// the one that writes (`WriteLocks`), so each reads the other's table with a snapshot
-/// taken after its locks, and exactly one of them writes the row.
-enum FeedEffects {
-    /// The CTEs for the table's events (`fanned`, `backfilled`, `unfed`), if any.
-    static func ctes(_ table: EventTable) -> [SQLQuery] {
+/// A post and a follow of its author made at the same moment: the follow holds both users'
+/// profile locks, the post its author's (shared), each taken in a statement before the one
+/// that writes (`WriteLocks`), so the follow's copy sees the post or the post committed
+/// after the follow, and its fan-out, which starts after that commit, sees the follow.
+struct FeedEffects: Sendable {
+    /// `FEED_FANOUT_LIMIT`: from this many followers on, an author's posts are merged into
+    /// its followers' feeds as they are read rather than copied into them.
+    let fanOutLimit: Int
+
+    /// The CTEs for the table's events (`fanned`, `large`, `backfilled`, `unfed`), if any.
+    func ctes(_ table: EventTable) -> [SQLQuery] {
         switch table {
         case .postCreated:
+            // The author's row as the statement found it (its follows held still by the lock).
             return ["""
                 fanned AS (
-                    INSERT INTO feed_entries (user_id, post_id, author_id, created_at)
-                    SELECT f.follower_id, e.post, e.author, e.created_at FROM post_created e JOIN follows f ON f.followee_id = e.author
+                    INSERT INTO jobs (kind, payload)
+                    SELECT \(JobKind.feedFanOut.name), json_build_object('post', e.post, 'author', e.author)
+                    FROM post_created e JOIN profiles a ON a.user_id = e.author
+                    WHERE a.followers_count > 0 AND a.followers_count < \(literal: fanOutLimit)
+                      AND NOT EXISTS (SELECT 1 FROM feed_large_authors l WHERE l.user_id = e.author)
+                    ORDER BY e.seq
+                )
+                """, """
+                large AS (
+                    INSERT INTO feed_large_authors (user_id)
+                    SELECT DISTINCT e.author FROM post_created e JOIN profiles a ON a.user_id = e.author
+                    WHERE a.followers_count >= \(literal: fanOutLimit)
+                    ON CONFLICT DO NOTHING
                 )
                 """]
         case .followChanged:
@@ -30,7 +51,7 @@ enum FeedEffects {
                         SELECT id, user_id, created_at FROM posts WHERE user_id = e.followee AND NOT deleted
                         ORDER BY created_at DESC, id DESC LIMIT \(literal: FollowService.backfillLimit)
                     ) recent
-                    WHERE e.following
+                    WHERE e.following AND NOT EXISTS (SELECT 1 FROM feed_large_authors l WHERE l.user_id = e.followee)
                     ON CONFLICT DO NOTHING
                 )
                 """, """

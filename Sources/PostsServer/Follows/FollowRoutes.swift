@@ -35,7 +35,7 @@ enum FollowRoutes {
         }
 
         routes.get("/api/feed", access: .required, etag: true) { request, context in
-            let page = try feed.page(for: context.requireCaller(), PageRequest<KeysetCursor>(request.query))
+            let page = try feed.page(for: context.requireCaller(), PageRequest<FeedCursor>(request.query))
             var answer = JSONObject.success()
             answer.addRaw("posts", page.json)
             answer.add("next_cursor", page.nextCursor?.text)

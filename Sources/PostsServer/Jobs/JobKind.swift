@@ -34,7 +34,7 @@ struct JobKind: Sendable, Hashable, CustomStringConvertible {
 
 extension JobKind {
     /// Every kind there is (whether or not this instance runs it).
-    static let all: [JobKind] = [.mail, .push, .storageDeletion]
+    static let all: [JobKind] = [.mail, .push, .storageDeletion, .feedFanOut]
 
     /// API.md "Sign-in mail": a message is retried with backoff (1 s, 2 s, 4 s … at most
     /// 5 min) until it is 15 minutes old, past a code's life. Few at once, and a lease
@@ -51,4 +51,12 @@ extension JobKind {
     /// store; an outage of the store delays the deletion, never loses it.
     static let storageDeletion = JobKind(name: "storage.delete", batch: 20, leaseSeconds: 120, windowSeconds: nil,
                                          firstBackoffSeconds: 2, maxBackoffSeconds: 300)
+
+    /// API.md "Feeds at any scale": a new post copied into its author's followers' feeds,
+    /// a batch of followers per transaction (`FeedFanOut`), its progress kept in the job so
+    /// a runner that dies leaves the rest to the next. Tried until done: a post is never
+    /// missing from a follower's feed for good. Its lease covers a job of `FEED_FANOUT_LIMIT`
+    /// followers many times over.
+    static let feedFanOut = JobKind(name: "feed.fanout", batch: 4, leaseSeconds: 300, windowSeconds: nil,
+                                    firstBackoffSeconds: 1, maxBackoffSeconds: 60, concurrency: 2)
 }

@@ -17,6 +17,8 @@ enum MetricsRoutes {
         let outbox: Outbox
         let images: ImageCounters
         let storage: StorageMetrics
+        /// Rows the pruner removed, by rule.
+        let upkeep: UpkeepPruner
         let openConnections: @Sendable () -> Int
     }
 
@@ -55,6 +57,12 @@ enum MetricsRoutes {
             addPush(to: &metrics, sources: sources, depths: depths)
             addImages(to: &metrics, counters: sources.images.snapshot)
             addStorage(to: &metrics, snapshot: sources.storage.snapshot)
+            metrics.describe("upkeep_removed_total", .counter,
+                             help: "Rows the pruner removed on this instance (past a retention or a cap), by rule.")
+            let removed = sources.upkeep.counters.removed
+            for rule in sources.upkeep.rules.map(\.name) + UpkeepPruner.caps.map(\.name) {
+                metrics.sample("upkeep_removed_total", [("rule", rule)], Double(removed[rule] ?? 0))
+            }
             let uptime = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
             metrics.add("process_uptime_seconds", .gauge, help: "Seconds since the server started.", value: uptime)
             return Response(headers: HTTPHeaders([("Content-Type", "text/plain; version=0.0.4")]), body: Array(metrics.text.utf8))

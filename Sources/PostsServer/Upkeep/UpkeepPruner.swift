@@ -1,9 +1,12 @@
 import Postgres
 
-/// Deletes what sign-in, mail, sessions and retries leave behind once it is of no use, so
-/// that no table grows for ever and no code or credential rests in the database longer
-/// than it must (API.md "Sign-in mail": expired codes, outbox rows and Idempotency-Key rows
-/// older than 24 h go "at least hourly"; it runs with every round of the `ChangePruner`).
+/// Deletes what sign-in, mail, sessions, retries, notifications, push tokens and the home
+/// feeds leave behind once it is of no use, so that no table grows for ever and no code or
+/// credential rests in the database longer than it must (API.md "Sign-in mail": expired
+/// codes, outbox rows and Idempotency-Key rows older than 24 h go "at least hourly"; "Feeds
+/// at any scale": notifications past `NOTIFICATIONS_RETENTION` or past a recipient's newest
+/// 1,000, feed rows past a reader's depth, push tokens past `PUSH_TOKEN_RETENTION`). It runs
+/// with every round of the `ChangePruner`, and counts what each rule removed for /metrics.
 ///
 /// In short batches, each one statement on its own (no transaction held across them, the
 /// connection back to the pool in between), found through an index, oldest first. Rows
@@ -14,8 +17,13 @@ struct UpkeepPruner: Sendable {
     let pool: ConnectionPool
     /// `TOKEN_TTL`: a token unused this long is dead, and its row goes.
     let tokenLifetimeSeconds: Int64
-    /// What "now" is for a token's expiry (the tokens' clock).
+    /// `NOTIFICATIONS_RETENTION` and `PUSH_TOKEN_RETENTION`.
+    var notificationsRetentionSeconds: Int64 = 90 * 24 * 3600
+    var pushTokenRetentionSeconds: Int64 = 270 * 24 * 3600
+    /// What "now" is for every expiry (the server's clock, which tests advance).
     var clock = ServerClock()
+    /// Rows removed since the start, by rule; and where the per-user caps' sweep is.
+    let counters = UpkeepCounters()
 
     /// Rows one statement deletes at most: a few milliseconds of work.
     static let batch = 1000
@@ -23,6 +31,8 @@ struct UpkeepPruner: Sendable {
     /// One kind of leftover: which rows of `table` are past their retention, and the
     /// indexed column that finds the oldest first.
     struct Rule: Sendable {
+        /// The rule's name in /metrics (`upkeep_removed_total{rule=…}`).
+        let name: String
         let table: String
         let expired: SQLQuery
         let oldestFirst: String
@@ -42,23 +52,32 @@ struct UpkeepPruner: Sendable {
     var rules: [Rule] { [
         // A code lives 10 minutes, but the send-code limit counts an address's codes of the
         // last hour, used or not: they stay that long.
-        Rule(table: "login_codes", expired: "created_at < now() - interval '1 hour' AND expires_at < now()",
+        Rule(name: "login_codes", table: "login_codes", expired: "created_at < now() - interval '1 hour' AND expires_at < now()",
              oldestFirst: "created_at"),
         // API.md: outbox rows older than 24 h, sent or not (the code in one is long dead).
-        Rule(table: "outbox", expired: "created_at < now() - interval '24 hours'", oldestFirst: "created_at"),
+        Rule(name: "outbox", table: "outbox", expired: "created_at < now() - interval '24 hours'", oldestFirst: "created_at"),
         // API.md: a key answers its first answer again within 24 hours, not after.
-        Rule(table: "idempotency_keys", expired: "created_at < now() - interval '24 hours'", oldestFirst: "created_at"),
+        Rule(name: "idempotency_keys", table: "idempotency_keys", expired: "created_at < now() - interval '24 hours'", oldestFirst: "created_at"),
         // Jobs given up on are kept a week for the operator (`last_error`), then go.
-        Rule(table: "jobs", expired: "state = 'dead' AND finished_at < \(clock.now) - interval '7 days'", oldestFirst: "finished_at"),
+        Rule(name: "dead_jobs", table: "jobs", expired: "state = 'dead' AND finished_at < \(clock.now) - interval '7 days'", oldestFirst: "finished_at"),
         // A revoked token is 401 whether its row exists or not.
-        Rule(table: "tokens", expired: "revoked_at IS NOT NULL", oldestFirst: "revoked_at"),
+        Rule(name: "revoked_tokens", table: "tokens", expired: "revoked_at IS NOT NULL", oldestFirst: "revoked_at"),
         // API.md "Sessions": a token expires after TOKEN_TTL (90 days by default) without use.
-        Rule(table: "tokens",
+        Rule(name: "expired_tokens", table: "tokens",
              expired: "revoked_at IS NULL AND last_used_at < \(clock.now) - make_interval(secs => \(Double(tokenLifetimeSeconds)))",
              oldestFirst: "last_used_at"),
+        // API.md "Feeds at any scale": NOTIFICATIONS_RETENTION (90 days by default).
+        Rule(name: "old_notifications", table: "notifications",
+             expired: "created_at < \(clock.now) - make_interval(secs => \(Double(notificationsRetentionSeconds)))",
+             oldestFirst: "created_at"),
+        // A token its app has not registered again for PUSH_TOKEN_RETENTION (270 days).
+        Rule(name: "unused_push_tokens", table: "push_tokens",
+             expired: "created_at < \(clock.now) - make_interval(secs => \(Double(pushTokenRetentionSeconds)))",
+             oldestFirst: "created_at"),
     ] }
 
-    /// Runs every rule until it finds fewer than a batch; returns the rows removed per table.
+    /// Runs every rule until it finds fewer than a batch, then the per-user caps' sweep
+    /// (`sweepCaps`); returns the rows removed per table.
     @discardableResult
     func pruneOnce() throws -> [String: Int] {
         var removed: [String: Int] = [:]
@@ -66,9 +85,11 @@ struct UpkeepPruner: Sendable {
             while true {
                 let count = try pool.withRetriedStatement { try $0.query(rule.deleteBatch).affectedRows }
                 removed[rule.table, default: 0] += count
+                counters.add(count, to: rule.name)
                 if count < Self.batch { break }
             }
         }
+        for (table, count) in try sweepCaps() { removed[table, default: 0] += count }
         return removed
     }
 }
