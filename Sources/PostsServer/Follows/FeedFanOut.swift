@@ -16,8 +16,9 @@ import Postgres
 /// - a runner that dies mid-job leaves the cursor at its last commit: the next claim goes
 ///   on from there, and a row written twice is one row (`ON CONFLICT DO NOTHING`).
 final class FeedFanOut: JobHandler {
-    /// Measured (`bench/celebrity.sh`): ~10 ms of database time for 1,000 rows; larger
-    /// batches hold the author's lock longer for little gain.
+    /// A batch's statement: ~6 ms of database time for 1,000 rows (EXPLAIN ANALYZE, 60,000
+    /// followers: the index walk 0.4 ms, the inserts 5.7). Larger batches would hold the
+    /// author's lock longer (a follow of the author waits for one) for little gain.
     static let followersPerBatch = 1_000
 
     static let worker = JobWorker(kind: .feedFanOut, makeHandler: { _ in FeedFanOut() })
