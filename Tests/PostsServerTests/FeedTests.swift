@@ -23,6 +23,7 @@ import TestSupport
         let own = try ash.createPost("ash's own").id
         let reply = try blair.createPost("blair's reply under carol", parent: carols).id
         _ = try carol.createPost("carol again", parent: reply)
+        #expect(try app.feedsSettled())
         let feed = try ash.get("/api/feed?limit=10")
         #expect(feed.status == 200 && feed.json["next_cursor"] is NSNull)
         let posts = feed.json["posts"] as? [[String: Any]] ?? []
@@ -42,10 +43,12 @@ import TestSupport
         for round in 0..<6 {
             for writer in writers + [ash] { made.append(try writer.createPost("post \(round)").id) }
         }
+        #expect(try app.feedsSettled())
         for limit in [1, 5, 7, 24, 100] { #expect(try Self.ids(ash, limit: limit) == made.reversed()) }
         // A page read, then a new post: the walk goes on where it stopped, the new one on top.
         let first = try ash.get("/api/feed?limit=5")
         let fresh = try writers[1].createPost("fresh").id
+        #expect(try app.feedsSettled())
         let cursor = try #require(first.json["next_cursor"] as? String)
         let rest = try ash.walk("/api/feed", "posts", limit: 5, from: cursor).compactMap { $0["id"] as? Int }
         #expect(rest == Array(made.reversed().dropFirst(5)))
