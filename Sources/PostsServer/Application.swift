@@ -12,7 +12,8 @@ public final class Application: Sendable {
     let feed: ChangeFeed
     let pruner: ChangePruner
     /// Runs the background work of the job queue on this instance: mail (with `SMTP_URL`),
-    /// push (with `PUSH_WEBHOOK_URL`), stored images to delete, new posts' feed fan-out.
+    /// push (with `PUSH_WEBHOOK_URL`), stored images to delete, new posts' feed fan-out, large
+    /// accounts' follows once deleted.
     let jobs: JobRunner
     /// Measures images stored before posts had their size (migration 0009), once.
     let measurement: ImageMeasurement
@@ -40,7 +41,10 @@ public final class Application: Sendable {
         let store = try StorageSettings.makeStore(configuration.storage, uploadDirectory: configuration.uploadDirectory,
                                                   metrics: storageMetrics)
         try Self.check(store, configuration.storage, logger: logger)
-        var workers = [StorageDeletion.worker(store: store, metrics: storageMetrics), FeedFanOut.worker]
+        let feedEffects = FeedEffects(fanOutLimit: configuration.feedFanOutLimit)
+        var workers = [StorageDeletion.worker(store: store, metrics: storageMetrics), FeedFanOut.worker,
+                       // (Its effects queue no job, so they need not wake this runner.)
+                       AccountPurge.worker(effects: EventEffects(jobs: .none, feed: feedEffects))]
         if let mail = configuration.mail {
             workers.append(MailDelivery.worker(settings: mail, erasesFinished: configuration.authMode == .token))
             logger.info("mailer started", metadata: ["smtp": "\(mail)"])
@@ -62,7 +66,7 @@ public final class Application: Sendable {
         let identity = Identity(tokens: tokens, accounts: accounts, trustsEmails: configuration.authMode == .trust)
         let images = try ImageStore(directory: configuration.uploadDirectory, store: store, jobs: scheduler, pool: pool)
         // What every write's events cause, recorded in the write's own statement.
-        let effects = EventEffects(jobs: scheduler, feed: FeedEffects(fanOutLimit: configuration.feedFanOutLimit))
+        let effects = EventEffects(jobs: scheduler, feed: feedEffects)
         let profiles = ProfileService(pool: pool, effects: effects, images: images)
         let posts = PostService(pool: pool, effects: effects, images: images)
         let comments = CommentService(pool: pool, effects: effects)

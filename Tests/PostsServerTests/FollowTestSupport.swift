@@ -35,9 +35,9 @@ enum FollowAudit {
     /// Profiles whose counters differ from a count of the rows, feed rows with no follow or
     /// no post of that author behind them, and posts of followees missing from their
     /// followers' feeds (but a large author's, merged as feeds are read): all zero, once
-    /// every fan-out queued so far is done (`feedsSettled`).
+    /// every fan-out and account purge queued so far is done.
     static func mismatches(in app: Application) throws -> [Int] {
-        #expect(try app.feedsSettled(), "the fan-outs finish")
+        #expect(try app.jobsDone(["feed.fanout", "account.purge"]), "the fan-outs and purges finish")
         // Its own connection: over hundreds of thousands of rows it outlasts a statement timeout.
         let connection = try PostgresConnection(conninfo: try #require(app.configuration.databaseURL), queryTimeout: .zero)
         defer { connection.close() }
@@ -66,9 +66,15 @@ extension Application {
     /// Waits until every new post's fan-out (a `feed.fanout` job, run after the post's
     /// commit) is done: its followers' feeds then hold it. True unless 30 s pass first.
     func feedsSettled() throws -> Bool {
-        try eventually {
+        try jobsDone(["feed.fanout"])
+    }
+
+    /// Waits until no job of these kinds is left (done, or dead). True unless 60 s pass first
+    /// (a purge of 200,000 follows takes seconds, on a machine the whole test run shares).
+    func jobsDone(_ kinds: [String]) throws -> Bool {
+        try eventually(timeout: .seconds(60)) {
             try pool.withConnection { connection in
-                try connection.query("SELECT count(*) AS n FROM jobs WHERE kind = 'feed.fanout' AND state <> 'dead'")
+                try connection.query("SELECT count(*) AS n FROM jobs WHERE kind = ANY(\(PostgresArray(kinds))) AND state <> 'dead'")
                     .firstRow().decode("n", as: Int.self) == 0
             }
         }

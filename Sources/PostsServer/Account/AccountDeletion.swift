@@ -1,8 +1,10 @@
 import Postgres
 
 /// `DELETE /api/me` (API.md "Sessions and the account"): the account is gone in one
-/// transaction, and every change it makes to what others see is recorded (each statement
-/// says what happened, and records what follows, as every write does: `EventEffects`). A post of the account under which someone else has posted
+/// transaction (its follows, past `WriteLocks.maxProfiles` partners, in the `AccountPurge`
+/// job's, the account hidden and signed out meanwhile), and every change it makes to what
+/// others see is recorded (each statement says what happened, and records what follows, as
+/// every write does: `EventEffects`). A post of the account under which someone else has posted
 /// stays as a tombstone of the reserved user; every other post of it goes with its subtree
 /// (then the account's alone). The account's likes and comments on the posts that stay go
 /// too, their counters kept exact. Its images are queued for deletion in the same
@@ -12,24 +14,22 @@ struct AccountDeletion: Sendable {
     let effects: EventEffects
     let images: ImageStore
 
-    /// Follows removed per statement: each well within the pool's statement timeout, so an
-    /// account with hundreds of thousands of followers is deleted all the same.
-    static let followsPerStatement = 5_000
-
     func delete(_ userID: Int64) throws {
         try pool.withTransaction { connection in
             // Every post and profile whose state a change below carries, locked before the
             // first write, in the one order (`WriteLocks`): its own profile, those of its
-            // follows' other sides (all profiles at once past the cap), the posts it touched.
+            // follows' other sides, the posts it touched. Past the cap the follows are left
+            // to an `account.purge` job (`AccountPurge`), a batch of partners at a time.
             var locks = WriteLocks.profiles([userID])
-            let partners = try Self.followPartners(of: userID, on: connection)
-            if partners.count > WriteLocks.maxProfiles { locks.escalateProfiles() }
-            for partner in partners { locks.add(profile: partner, .exclusive) }
+            let partners = try Self.followPartners(of: userID, limit: WriteLocks.maxProfiles + 1, on: connection)
+            let purgedLater = partners.count > WriteLocks.maxProfiles
+            if !purgedLater { for partner in partners { locks.add(profile: partner, .exclusive) } }
             try TreeLocks.lock(on: connection, with: locks) { try Self.touchedPosts(of: userID, on: connection) }
             // A follow made between the read and the locks: its other side too (out of the
             // order, as a later round of TreeLocks; a deadlock is detected and retried).
-            if locks.people == .shared {
-                let late = try Self.followPartners(of: userID, on: connection).subtracting(partners)
+            if !purgedLater && locks.people == .shared {
+                let partnersNow = try Self.followPartners(of: userID, limit: WriteLocks.maxProfiles + 1, on: connection)
+                let late = Set(partnersNow).subtracting(partners)
                 if !late.isEmpty { try connection.query(WriteLocks.profiles(Array(late)).sql) }
             }
             // The account's rows: from here a post, like or comment of it that another of its
@@ -44,20 +44,24 @@ struct AccountDeletion: Sendable {
             try AccountWithdrawal.likesAndComments(of: userID, except: gone, effects: effects, on: connection)
             let buried = try Self.bury(kept, by: userID, effects: effects, on: connection)
             let removed = try removeSubtrees(of: gone, posts: posts, by: userID, on: connection)
-            let avatar = try removeUser(userID, on: connection)
+            let avatar = purgedLater ? try AccountPurge.begin(userID, jobs: effects.jobs, on: connection)
+                                     : try Self.removeUser(userID, effects: effects, on: connection)
             try images.drop(buried + removed + [avatar], on: connection)
         }
     }
 
-    /// Everyone the account follows or is followed by, up to one past the cap (past it,
-    /// every profile is locked at once and the list is not needed).
-    private static func followPartners(of userID: Int64, on connection: PostgresConnection) throws -> Set<Int64> {
-        Set(try connection.query("""
-            SELECT id FROM (
-                SELECT followee_id AS id FROM follows WHERE follower_id = \(userID)
-                UNION SELECT follower_id FROM follows WHERE followee_id = \(userID)
-            ) partners LIMIT \(literal: WriteLocks.maxProfiles + 1)
-            """).rows.map { try $0.decode("id", as: Int64.self) })
+    /// Up to `limit` of those the account follows or is followed by (one past the cap says
+    /// the follows are left to the purge), each once. `UNION ALL` and a limit on each side:
+    /// a `UNION` reads every follower to remove duplicates before it can stop.
+    static func followPartners(of userID: Int64, limit: Int, on connection: PostgresConnection) throws -> [Int64] {
+        var seen = Set<Int64>()
+        return try connection.query("""
+            (SELECT followee_id AS id FROM follows WHERE follower_id = \(userID) LIMIT \(literal: limit))
+            UNION ALL (SELECT follower_id FROM follows WHERE followee_id = \(userID) LIMIT \(literal: limit))
+            """).rows.compactMap { row -> Int64? in
+            let id: Int64 = try row.decode("id")
+            return seen.insert(id).inserted ? id : nil
+        }.prefix(limit).map { $0 }
     }
 
     /// The account's posts, their parents, and the posts it liked or commented on.
@@ -158,20 +162,17 @@ struct AccountDeletion: Sendable {
             """, on: connection).rows.map { try $0.decode("image_url") }
     }
 
-    /// Its follows both ways with the other sides' counters (in batches), its profile's
-    /// deletion, then the user row (its profile, tokens, keys, likes and comments go with it
-    /// by cascade), its codes and messages; its avatar.
-    private func removeUser(_ userID: Int64, on connection: PostgresConnection) throws -> String? {
-        while true {
-            let removed = try effects.run("""
-                WITH \(FollowEdges.removal(where: "f.follower_id = \(userID) OR f.followee_id = \(userID)",
-                                           limit: Self.followsPerStatement)),
-                \(FollowEdges.events("gone", following: false, actor: "\(userID)", byAccountDeletion: true)),
-                \(effects.ctes(for: [.followChanged]))
-                SELECT count(*) AS removed FROM gone
-                """, on: connection).firstRow().decode("removed", as: Int.self)
-            if removed < Self.followsPerStatement { break }
-        }
+    /// Its follows both ways with the other sides' counters (the caller holds their
+    /// locks: at most `WriteLocks.maxProfiles` of them), its profile's deletion, then the
+    /// user row (its profile, tokens, keys, likes and comments go with it by cascade), its
+    /// codes and messages; its avatar.
+    static func removeUser(_ userID: Int64, effects: EventEffects, on connection: PostgresConnection) throws -> String? {
+        try effects.run("""
+            WITH \(FollowEdges.removal(where: "f.follower_id = \(userID) OR f.followee_id = \(userID)")),
+            \(FollowEdges.events("gone", following: false, actor: "\(userID)", byAccountDeletion: true)),
+            \(effects.ctes(for: [.followChanged]))
+            SELECT count(*) AS removed FROM gone
+            """, on: connection)
         let row = try effects.run("""
             WITH \(EventTable.profileDeleted.cte(["seq": "1", "user_id": "\(userID)"], "")),
             \(effects.ctes(for: [.profileDeleted])),

@@ -34,7 +34,7 @@ struct JobKind: Sendable, Hashable, CustomStringConvertible {
 
 extension JobKind {
     /// Every kind there is (whether or not this instance runs it).
-    static let all: [JobKind] = [.mail, .push, .storageDeletion, .feedFanOut]
+    static let all: [JobKind] = [.mail, .push, .storageDeletion, .feedFanOut, .accountPurge]
 
     /// API.md "Sign-in mail": a message is retried with backoff (1 s, 2 s, 4 s … at most
     /// 5 min) until it is 15 minutes old, past a code's life. Few at once, and a lease
@@ -59,4 +59,10 @@ extension JobKind {
     /// followers many times over.
     static let feedFanOut = JobKind(name: "feed.fanout", batch: 4, leaseSeconds: 300, windowSeconds: nil,
                                     firstBackoffSeconds: 1, maxBackoffSeconds: 60, concurrency: 2)
+
+    /// The follows of a deleted account with more partners than one transaction locks, then
+    /// the account (`AccountPurge`), a batch of partners a transaction. Tried until done: the
+    /// account is hidden and signed out meanwhile, and must not stay half deleted.
+    static let accountPurge = JobKind(name: "account.purge", batch: 1, leaseSeconds: 300, windowSeconds: nil,
+                                      firstBackoffSeconds: 1, maxBackoffSeconds: 60)
 }

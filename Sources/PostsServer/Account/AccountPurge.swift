@@ -1,0 +1,110 @@
+import Postgres
+
+/// The end of an account's deletion when it has more follow partners than one transaction
+/// should lock (`WriteLocks.maxProfiles`): API.md "Feeds at any scale" wants the deletion of
+/// an account with a million followers to cost what anyone's does, and no statement whose
+/// cost or lock count grows with a follower count.
+///
+/// `DELETE /api/me` then does in its transaction what does not depend on the audience (the
+/// account's posts, likes and comments, as for anyone), and `begin` signs the account out
+/// everywhere, frees its email, empties its profile and hides it as a suspension hides a
+/// user (on every surface, by the one policy) and queues an `account.purge` job. The job removes its follows
+/// `partnersPerBatch` partners a transaction, each batch with its partners' profile locks
+/// and their `follow.changed` events and counters, as an unfollow does; then, holding the
+/// account's own lock and finding no follow left, deletes the user (`profile.deleted`).
+/// Until then (the seconds the job takes) the partners' counters still count it, and its
+/// emptied profile answers `GET /api/profiles/<id>` as a suspended user's does.
+final class AccountPurge: JobHandler {
+    /// One batch's partners: each one lock, under the cap that would lock every profile.
+    static let partnersPerBatch = WriteLocks.maxProfiles - 1
+
+    private let effects: EventEffects
+
+    init(effects: EventEffects) {
+        self.effects = effects
+    }
+
+    /// The purge kind's place in the job runner. (Its effects queue no job: removing follows
+    /// and a profile notifies no one.)
+    static func worker(effects: EventEffects) -> JobWorker {
+        JobWorker(kind: .accountPurge, makeHandler: { _ in AccountPurge(effects: effects) })
+    }
+
+    /// In the deletion's transaction, after the account's content went: the account signed
+    /// out, its email, codes, mail and devices gone, hidden; the purge queued. Returns the
+    /// avatar to drop (no longer named by the profile).
+    static func begin(_ userID: Int64, jobs: JobScheduler, on connection: PostgresConnection) throws -> String? {
+        let row = try connection.query("""
+            WITH old AS (SELECT email FROM users WHERE id = \(userID)),
+            renamed AS (
+                UPDATE users SET email = 'deleted-' || id || '@purging.invalid', suspended_at = coalesce(suspended_at, now())
+                WHERE id = \(userID)
+            ), hidden AS (
+                UPDATE profiles pr SET suspended = true, avatar_url = NULL, full_name = '', bio = ''
+                FROM (SELECT avatar_url FROM profiles WHERE user_id = \(userID)) a WHERE pr.user_id = \(userID)
+                RETURNING a.avatar_url
+            ), signed_out AS (DELETE FROM tokens WHERE user_id = \(userID)),
+            devices AS (DELETE FROM push_tokens WHERE user_id = \(userID)),
+            codes AS (DELETE FROM login_codes WHERE email = (SELECT email FROM old)),
+            mail AS (DELETE FROM outbox WHERE recipient = (SELECT email FROM old)),
+            queued AS (
+                INSERT INTO jobs (kind, payload) VALUES (\(JobKind.accountPurge.name), json_build_object('user_id', \(userID)))
+            )
+            SELECT (SELECT avatar_url FROM hidden) AS avatar_url
+            """).firstRow()
+        connection.onCommit(jobs.wake)
+        return try row.decode("avatar_url")
+    }
+
+    func perform(_ jobs: [ClaimedJob], context: JobContext) throws -> [JobOutcome] {
+        jobs.map { job in
+            do {
+                return try purge(job, context: context)
+            } catch {
+                return .retry("\(error)")
+            }
+        }
+    }
+
+    private func purge(_ job: ClaimedJob, context: JobContext) throws -> JobOutcome {
+        let userID = try context.pool.withConnection { connection in
+            try connection.query("SELECT (payload->>'user_id')::bigint AS user_id FROM jobs WHERE id = \(job.id)")
+                .first?.decode("user_id", as: Int64?.self)
+        }
+        guard let userID else { return .skipped }
+        while true {
+            // Between batches only: each committed batch is done for good.
+            guard context.isRunning() else { return .untried }
+            if try context.pool.withTransaction({ try step(userID, on: $0) }) { return .done }
+        }
+    }
+
+    /// One batch of the account's follows, or, with none left, the account itself; true
+    /// when the account is gone.
+    private func step(_ userID: Int64, on connection: PostgresConnection) throws -> Bool {
+        let partners = try AccountDeletion.followPartners(of: userID, limit: Self.partnersPerBatch, on: connection)
+        try connection.query(WriteLocks.profiles([userID] + partners).sql)
+        if partners.isEmpty {
+            // Under its lock no follow of it can begin; one made before the lock is found
+            // by this statement's snapshot, and waits for the next round.
+            let left = try connection.query("""
+                SELECT EXISTS (SELECT 1 FROM follows WHERE follower_id = \(userID) OR followee_id = \(userID)) AS left
+                """).firstRow().decode("left", as: Bool.self)
+            if left { return false }
+            guard try connection.query("SELECT 1 FROM users WHERE id = \(userID) FOR UPDATE").rowCount == 1 else { return true }
+            _ = try AccountDeletion.removeUser(userID, effects: effects, on: connection)
+            return true
+        }
+        let ids = PostgresArray(partners)
+        let theirs: SQLQuery = """
+            (f.follower_id = \(userID) AND f.followee_id = ANY(\(ids))) OR (f.followee_id = \(userID) AND f.follower_id = ANY(\(ids)))
+            """
+        try effects.run("""
+            WITH \(FollowEdges.removal(where: theirs)),
+            \(FollowEdges.events("gone", following: false, actor: "\(userID)", byAccountDeletion: true)),
+            \(effects.ctes(for: [.followChanged]))
+            SELECT count(*) AS removed FROM gone
+            """, on: connection)
+        return false
+    }
+}
