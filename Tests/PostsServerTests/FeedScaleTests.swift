@@ -87,9 +87,10 @@ import TestSupport
         #expect(try FollowAudit.mismatches(in: second) == [0, 0, 0])
     }
 
-    /// Past `FEED_FANOUT_LIMIT` followers an author is merged as feeds are read: the posts
-    /// fanned out before and those merged after page as one feed, with no duplicate or
-    /// gap, and unfollow, mute and suspension apply on the next read.
+    /// Past `FEED_FANOUT_LIMIT` followers an author is merged as feeds are read from its next
+    /// post on: the posts fanned out before and those merged after page as one feed, with no
+    /// duplicate or gap, for old followers and new; unfollow, mute and suspension apply on
+    /// the next read.
     @Test func anAuthorPastTheLimit_isMergedIntoFeeds_withoutDuplicatesOrGaps() throws {
         let app = try TestApplication.start { $0.feedFanOutLimit = 3 }
         defer { app.stop() }
@@ -122,7 +123,11 @@ import TestSupport
         let starPosts = Set(made.enumerated().filter { $0.offset % 3 == 0 }.map(\.element))
         let ownPosts = Set(made.enumerated().filter { $0.offset % 3 == 2 }.map(\.element))
         #expect(try Self.ids(readers[1]) == made.reversed().filter { !ownPosts.contains($0) })
-        #expect(try Self.ids(carol) == made.reversed().filter { starPosts.contains($0) }, "the follow copied nothing, all merged")
+        #expect(try Self.ids(carol) == made.reversed().filter { starPosts.contains($0) }, "copied before, merged after")
+        // A follow of a large author copies its posts from before it was large; the rest is merged.
+        let dana = try APIClient.user("dana@example.com", on: app)
+        #expect(try dana.follow(starID).status == 200)
+        #expect(try Self.ids(dana) == made.reversed().filter { starPosts.contains($0) })
         // Unfollowed, muted, suspended: gone on the next read.
         #expect(try readers[1].follow(starID, false).status == 200)
         #expect(try Self.ids(readers[1]).allSatisfy { !starPosts.contains($0) })

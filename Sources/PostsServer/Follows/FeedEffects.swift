@@ -5,10 +5,11 @@ import Postgres
 /// - a new post by an author with followers queues one `feed.fanout` job (`FeedFanOut`
 ///   copies it into the followers' feeds in batches, off the write's transaction), unless
 ///   the author has `fanOutLimit` followers or more, or had when an earlier post was made:
-///   such an author joins `feed_large_authors` and its followers' feeds read its posts
-///   where they are;
+///   such an author joins `feed_large_authors` (`since`: this post's moment) and its
+///   followers' feeds read its posts from then on where they are;
 /// - a follow copies the followee's newest `FollowService.backfillLimit` posts into the
-///   follower's feed; an unfollow (or a block's) takes the followee's posts out of it.
+///   follower's feed (of a large author, those before it was large: the feed merges the
+///   rest); an unfollow (or a block's) takes the followee's posts out of it.
 /// Deleted posts and accounts take their rows with them (migration 0018's cascades).
 ///
 /// A post and a follow of its author made at the same moment: the follow holds both users'
@@ -47,11 +48,12 @@ struct FeedEffects: Sendable {
                 backfilled AS (
                     INSERT INTO feed_entries (user_id, post_id, author_id, created_at)
                     SELECT e.follower, recent.id, recent.user_id, recent.created_at
-                    FROM follow_changed e, LATERAL (
-                        SELECT id, user_id, created_at FROM posts WHERE user_id = e.followee AND NOT deleted
+                    FROM follow_changed e LEFT JOIN feed_large_authors l ON l.user_id = e.followee, LATERAL (
+                        SELECT id, user_id, created_at FROM posts
+                        WHERE user_id = e.followee AND NOT deleted AND created_at < coalesce(l.since, 'infinity')
                         ORDER BY created_at DESC, id DESC LIMIT \(literal: FollowService.backfillLimit)
                     ) recent
-                    WHERE e.following AND NOT EXISTS (SELECT 1 FROM feed_large_authors l WHERE l.user_id = e.followee)
+                    WHERE e.following
                     ON CONFLICT DO NOTHING
                 )
                 """, """

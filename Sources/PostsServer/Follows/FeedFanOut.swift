@@ -74,7 +74,10 @@ final class FeedFanOut: JobHandler {
         }
         let result = try connection.query("""
             WITH post AS (
-                SELECT id, user_id, created_at FROM posts WHERE id = \(post) AND user_id = \(author) AND NOT deleted
+                -- Not a post the feeds merge (one made as its author became large, by a
+                -- transaction that had not seen that yet).
+                SELECT id, user_id, created_at FROM posts p WHERE id = \(post) AND user_id = \(author) AND NOT deleted
+                  AND NOT EXISTS (SELECT 1 FROM feed_large_authors l WHERE l.user_id = p.user_id AND l.since <= p.created_at)
             ), batch AS (
                 \(batch) AND EXISTS (SELECT 1 FROM post)
                 ORDER BY f.created_at DESC, f.follower_id DESC LIMIT \(literal: Self.followersPerBatch)
