@@ -32,6 +32,21 @@ import Testing
         #expect(pattern(router.match(method: .GET, path: "/api/posts/12/children")) == "/api/posts/:id/children")
     }
 
+    /// A literal path found by one lookup answers as the segment-by-segment match does: an
+    /// escaped spelling of it is the same resource, and an escaped "/" is no separator.
+    @Test func literalPaths_matchSpelledAnyWay_butAnEscapedSlashSeparatesNothing() {
+        let router = makeRouter()
+        #expect(pattern(router.match(method: .GET, path: "/api/posts/rec%65nt")) == "/api/posts/recent")
+        #expect(pattern(router.match(method: .POST, path: "/api/posts/create")) == "/api/posts/create")
+        #expect(pattern(router.match(method: .GET, path: "/api/posts/recent%2Fx")) == "/api/posts/:id")
+        #expect(pattern(router.match(method: .GET, path: "/api%2Fposts/recent")) == nil)
+        guard case .methodNotAllowed(let allowed) = router.match(method: .GET, path: "/api/posts/create") else {
+            Issue.record("expected 405")
+            return
+        }
+        #expect(allowed.map(\.rawValue) == ["POST"])
+    }
+
     @Test func knownPathOtherMethod_isMethodNotAllowedWithAllow() {
         guard case .methodNotAllowed(let allowed) = makeRouter().match(method: .DELETE, path: "/api/posts/5") else {
             Issue.record("expected 405")
