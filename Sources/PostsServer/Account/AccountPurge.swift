@@ -7,11 +7,12 @@ import Postgres
 ///
 /// `DELETE /api/me` then does in its transaction what does not depend on the audience (the
 /// account's posts, likes and comments, as for anyone), and `begin` signs the account out
-/// everywhere, frees its email, empties its profile and hides it as a suspension hides a
-/// user (on every surface, by the one policy) and queues an `account.purge` job. The job removes its follows
-/// `partnersPerBatch` partners a transaction, each batch with its partners' profile locks
-/// and their `follow.changed` events and counters, as an unfollow does; then, holding the
-/// account's own lock and finding no follow left, deletes the user (`profile.deleted`).
+/// everywhere, frees its email, empties its profile, hides it as a suspension hides a user
+/// (on every surface, by the one policy) and queues an `account.purge` job. The job removes
+/// its follows `partnersPerBatch` partners a transaction, each batch with its partners'
+/// profile locks and their `follow.changed` events and counters, as an unfollow does;
+/// then, holding the account's own lock and finding no follow left, deletes the user
+/// (`profile.deleted`).
 /// Until then (the seconds the job takes) the partners' counters still count it, and its
 /// emptied profile answers `GET /api/profiles/<id>` as a suspended user's does.
 final class AccountPurge: JobHandler {
