@@ -58,13 +58,7 @@ final class AccountPurge: JobHandler {
     }
 
     func perform(_ jobs: [ClaimedJob], context: JobContext) throws -> [JobOutcome] {
-        jobs.map { job in
-            do {
-                return try purge(job, context: context)
-            } catch {
-                return .retry("\(error)")
-            }
-        }
+        context.tryEach(jobs) { try purge($0, context: context) }
     }
 
     private func purge(_ job: ClaimedJob, context: JobContext) throws -> JobOutcome {

@@ -24,13 +24,7 @@ final class FeedFanOut: JobHandler {
     static let worker = JobWorker(kind: .feedFanOut, makeHandler: { _ in FeedFanOut() })
 
     func perform(_ jobs: [ClaimedJob], context: JobContext) throws -> [JobOutcome] {
-        jobs.map { job in
-            do {
-                return try fanOut(job, context: context)
-            } catch {
-                return .retry("\(error)")
-            }
-        }
+        context.tryEach(jobs) { try fanOut($0, context: context) }
     }
 
     private enum Step {

@@ -47,6 +47,19 @@ struct JobContext: Sendable {
     /// False once the runner is stopping: a handler gives back what it has not started.
     let isRunning: @Sendable () -> Bool
 
+    /// Tries each job on its own, for work that only touches the database (a fan-out, a
+    /// purge): one job's failure says nothing of the next, so each that throws is retried
+    /// after its backoff and the rest go on.
+    func tryEach(_ jobs: [ClaimedJob], _ attempt: (ClaimedJob) throws -> JobOutcome) -> [JobOutcome] {
+        jobs.map { job in
+            do {
+                return try attempt(job)
+            } catch {
+                return .retry("\(error)")
+            }
+        }
+    }
+
     /// Tries the jobs in order. Once one fails and wants a retry (the far side is likely
     /// down for the others too), or the runner is stopping, the rest go back untried: the
     /// next batches try one at a time while that one backs off.
