@@ -9,7 +9,10 @@ struct DevReset: Sendable {
     let images: ImageStore
 
     func run() throws {
-        try pool.withConnection { connection in
+        // One statement, safe to repeat: run again when it deadlocks with a background
+        // statement that reads several of the tables it truncates (a feed fan-out, the
+        // pruner's sweep), as it did once in API conformance.
+        try pool.withRetriedStatement { connection in
             // The names come from the catalog, quoted by format('%I'); nothing from a request.
             try connection.execute(unsafeSQL: """
                 DO $$
