@@ -11,7 +11,7 @@ import TestSupport
     private static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
     private final class Folder: Sendable {
-        let path = NSTemporaryDirectory() + "posts-server-uploads-\(UUID().uuidString)"
+        let path = ScratchDirectory.path("uploads")
         init() { try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
         deinit { try? FileManager.default.removeItem(atPath: path) }
         var entries: [String] { ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted() }

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 @testable import HTTP
 
 /// Upload files are written by the upload writers, in order, and a body's backlog of
@@ -31,7 +32,7 @@ import Testing
     }
 
     @Test func chunks_areWrittenInOrder_andTheFileClosedBeforeTheBacklogEmpties() throws {
-        let path = NSTemporaryDirectory() + "upload-writes-\(UUID().uuidString)"
+        let path = ScratchDirectory.path("upload-writes")
         defer { try? FileManager.default.removeItem(atPath: path) }
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
         try #require(descriptor >= 0)
@@ -58,7 +59,7 @@ import Testing
     }
 
     @Test func anAbandonedUpload_leavesNoFile_evenWithWritesUnderWay() throws {
-        let folder = NSTemporaryDirectory() + "upload-writes-\(UUID().uuidString)"
+        let folder = ScratchDirectory.path("upload-writes")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let writes = UploadWrites(), wakes = Wakes()

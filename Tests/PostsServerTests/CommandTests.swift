@@ -152,7 +152,7 @@ import TestSupport
     /// The README's first command: a private cluster, migrated and seeded, trust mode; Ctrl-C
     /// stops the server and the cluster. A second start reuses the cluster and seeds nothing.
     @Test func dev_runsOnAPrivateClusterAndStopsIt() throws {
-        let dataDirectory = NSTemporaryDirectory() + "posts-server-dev-\(UUID().uuidString)/postgres"
+        let dataDirectory = ScratchDirectory.path("dev") + "/postgres"
         defer { try? FileManager.default.removeItem(atPath: (dataDirectory as NSString).deletingLastPathComponent) }
         let environment = ["PORT": "0", "MIGRATIONS_DIR": TestDatabase.migrationsDirectory.path]
         for run in 0..<2 {

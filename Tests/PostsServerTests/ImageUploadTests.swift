@@ -167,7 +167,7 @@ import TestSupport
     /// used to) get their size after a start, read from the file's header and turned as its
     /// EXIF says; a post whose file is gone keeps nulls.
     @Test func imagesStoredBeforeSizes_areMeasuredAfterStart() throws {
-        let folder = NSTemporaryDirectory() + "posts-server-uploads-\(UUID().uuidString)"
+        let folder = ScratchDirectory.path("uploads")
         let first = try TestApplication.start { $0.uploadDirectory = folder }
         let conninfo = try #require(first.configuration.databaseURL)
         let ash = try APIClient.user("ash@example.com", on: first)

@@ -11,7 +11,7 @@ import TestSupport
         let database = try TestDatabase.makeDatabase()
         let environment = ["DATABASE_URL": database, "PORT": "0", "RATE_LIMIT_IP": "0", "DB_POOL_SIZE": "2",
                            "SMTP_URL": "smtp://127.0.0.1:\(relay.port)?starttls=off", "MAIL_FROM": "noreply@posts.test",
-                           "UPLOAD_DIR": NSTemporaryDirectory() + "posts-mail-\(UUID().uuidString)"]
+                           "UPLOAD_DIR": ScratchDirectory.path("uploads")]
         let servers = try (0..<2).map { _ in try ServerProcess(["serve", "--no-migrate"], environment: environment) }
         defer {
             // The mailers stop with their servers: a clean exit, within the stop's time.
@@ -53,7 +53,7 @@ import TestSupport
     @Test func tokenModeWithoutSMTP_saysOnceThatCodesWillNotBeDelivered() throws {
         let database = try TestDatabase.makeDatabase()
         let server = try ServerProcess(["serve", "--no-migrate"], environment: [
-            "DATABASE_URL": database, "PORT": "0", "UPLOAD_DIR": NSTemporaryDirectory() + "posts-mail-\(UUID().uuidString)"])
+            "DATABASE_URL": database, "PORT": "0", "UPLOAD_DIR": ScratchDirectory.path("uploads")])
         #expect(server.waitForLine(containing: "sign-in codes will not be delivered") != nil)
         let port = try #require(server.listeningPort())
         let health = try APIClient(port: port).get("/api/health")

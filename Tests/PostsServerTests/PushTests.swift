@@ -299,7 +299,7 @@ import TestSupport
         let database = try TestDatabase.makeDatabase()
         let environment = ["DATABASE_URL": database, "PORT": "0", "AUTH_MODE": "trust", "RATE_LIMIT_IP": "0",
                            "DB_POOL_SIZE": "2", "PUSH_WEBHOOK_URL": receiver.url, "PUSH_WEBHOOK_SECRET": PushTestSupport.secret,
-                           "UPLOAD_DIR": NSTemporaryDirectory() + "posts-push-\(UUID().uuidString)"]
+                           "UPLOAD_DIR": ScratchDirectory.path("uploads")]
         let first = try ServerProcess(["serve", "--no-migrate"], environment: environment)
         let port = try #require(first.listeningPort())
         let ash = try APIClient(port: port)

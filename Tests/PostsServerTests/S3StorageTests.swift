@@ -147,7 +147,7 @@ import TestSupport
             environment["DATABASE_URL"] = conninfo
             environment["PORT"] = "0"
             environment["AUTH_MODE"] = "trust"
-            environment["UPLOAD_DIR"] = NSTemporaryDirectory() + "posts-server-uploads-\(UUID().uuidString)"
+            environment["UPLOAD_DIR"] = ScratchDirectory.path("uploads")
             let process = try ServerProcess(["serve", "--no-migrate"], environment: environment)
             let port = try #require(process.listeningPort())
             return (process, try APIClient(port: port), MetricsProbe(port: port))

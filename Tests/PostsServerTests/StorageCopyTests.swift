@@ -31,7 +31,7 @@ import TestSupport
 
     /// A folder holding `names` (and a hidden file and a sub-folder, which a folder store never lists).
     private static func makeFolder(_ names: [String]) throws -> String {
-        let folder = NSTemporaryDirectory() + "posts-copy-\(UUID().uuidString)"
+        let folder = ScratchDirectory.path("copy")
         try FileManager.default.createDirectory(atPath: folder + "/sub", withIntermediateDirectories: true)
         for name in names + [".upload-part.jpg", "sub/\(bases[0]).jpg"] {
             try Data(bytes(of: name)).write(to: URL(fileURLWithPath: folder + "/" + name))
@@ -112,7 +112,7 @@ import TestSupport
             try store.put(Self.bytes(of: name), at: "\(prefix)/\(name)")
         }
         try store.put(Self.bytes(of: "other"), at: "\(prefix)-other/\(Self.bases[0]).png")
-        let folder = NSTemporaryDirectory() + "posts-copy-\(UUID().uuidString)/uploads"
+        let folder = ScratchDirectory.path("copy") + "/uploads"
         defer { try? FileManager.default.removeItem(atPath: (folder as NSString).deletingLastPathComponent) }
 
         let (copy, _) = try Self.copy(from: store.storageURL(prefix: prefix), to: "file://" + folder, store)
@@ -129,7 +129,7 @@ import TestSupport
     /// A listing of many pages is followed to its end (S3 pages by 1000; here by 2).
     @Test func aListingOfManyPages_isCopiedWhole() throws {
         let source = try Self.makeFolder(Self.images + Self.foreign)
-        let destination = NSTemporaryDirectory() + "posts-copy-\(UUID().uuidString)"
+        let destination = ScratchDirectory.path("copy")
         defer {
             try? FileManager.default.removeItem(atPath: source)
             try? FileManager.default.removeItem(atPath: destination)
@@ -152,7 +152,7 @@ import TestSupport
                 return error.description
             }
         }
-        let missing = NSTemporaryDirectory() + "posts-copy-missing-\(UUID().uuidString)"
+        let missing = ScratchDirectory.path("copy-missing")
         #expect(refusal("file://" + missing, store.storageURL())?.hasPrefix("--from: there is no folder") == true)
         #expect(!FileManager.default.fileExists(atPath: missing))
         #expect(refusal("uploads", store.storageURL())?.hasPrefix("--from: STORAGE_URL must start with") == true)
@@ -169,7 +169,7 @@ import TestSupport
     @Test func copy_printsProgress_removesItsScratchFolder_andExitsZero() throws {
         let store = try SeaweedStore.shared
         let prefix = SeaweedStore.makePrefix()
-        let folder = NSTemporaryDirectory() + "posts-copy-\(UUID().uuidString)"
+        let folder = ScratchDirectory.path("copy")
         let scratchParent = folder + "/tmp"
         try FileManager.default.createDirectory(atPath: scratchParent, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -201,7 +201,7 @@ import TestSupport
     @Test func copy_withAWrongSecret_failsLoudly() throws {
         let store = try SeaweedStore.shared
         let prefix = SeaweedStore.makePrefix()
-        let folder = NSTemporaryDirectory() + "posts-copy-\(UUID().uuidString)"
+        let folder = ScratchDirectory.path("copy")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try Data("an image".utf8).write(to: URL(fileURLWithPath: folder + "/0123456789abcdef0123456789abcdef.jpg"))

@@ -59,7 +59,7 @@ import TestSupport
     /// Temporary files a crashed process left are removed at start; a recent one may be a
     /// live upload of another instance sharing the folder, and stays.
     @Test func abandonedTemporaryFiles_areRemovedAtStart() throws {
-        let folder = NSTemporaryDirectory() + "posts-server-uploads-\(UUID().uuidString)"
+        let folder = ScratchDirectory.path("uploads")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let old = folder + "/.upload-00000000000000aa.part", recent = folder + "/.upload-00000000000000bb.part"

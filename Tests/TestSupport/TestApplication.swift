@@ -21,7 +21,7 @@ public enum TestApplication {
         configuration.authMode = .trust
         // Tests write from one address far faster than a person: limits are tested on their own.
         configuration.rateLimitPerIP = 0
-        configuration.uploadDirectory = NSTemporaryDirectory() + "posts-server-uploads-\(UUID().uuidString)"
+        configuration.uploadDirectory = ScratchDirectory.path("uploads")
         configuration.eventLoop = try TestEventLoop.fromEnvironment()
         configure(&configuration)
         var logger = Logger(label: "test-app")
