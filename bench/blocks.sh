@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
-# Issue 23's benchmark: what blocks cost a read. recent50, children and comments (the
-# shared scenarios) read anonymously, by a caller with no blocks, and by a caller who
+# Issue 23's benchmark: what blocks cost a read (and issue 31's: what signing in costs).
+# post_by_id, recent50, children and comments (the shared scenarios) read anonymously, by a caller with no blocks, and by a caller who
 # blocked 200 users, in ROUNDS rounds that alternate the three in the same run, on the
 # shared seeded database; median req/s and p99 of each, and each caller's cost against
 # the anonymous read.
 #
 #   bench/blocks.sh [seconds]          (default 8 s per run)
 #
-# Env: ROUNDS (3), POOL (4), POSTS (100000), USERS (10000), BLOCKS (200), PG_PORT (25437),
+# Env: SCENARIOS (those four), ROUNDS (3), POOL (4), POSTS (100000), USERS (10000), BLOCKS (200), PG_PORT (25437),
 # SHARED (../shared). Port 18089 on 127.0.0.1 (trust mode: callers named by X-User-Email).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-8}
 shared=$(cd "${SHARED:-../shared}" && pwd)
+scenarios=${SCENARIOS:-"post_by_id recent50 children comments"}
 rounds=${ROUNDS:-3} pool=${POOL:-4} posts=${POSTS:-100000} users=${USERS:-10000} blocks=${BLOCKS:-200}
 pg_port=${PG_PORT:-25437} port=18089 pg_dir=/tmp/posts-server-bench-blocks-pg
 
@@ -40,6 +41,7 @@ declare -A results
 run() {  # scenario caller
     local script path header=()
     case $1 in
+        post_by_id) script=post_by_id.lua path=/ ;;
         recent50) script=static.lua path="/api/posts/recent?limit=50" ;;
         children) script=children.lua path=/ ;;
         comments) script=comments.lua path=/ ;;
@@ -54,7 +56,7 @@ run() {  # scenario caller
 }
 for round in $(seq "$rounds"); do
     echo "round $round/$rounds" >&2
-    for scenario in recent50 children comments; do
+    for scenario in $scenarios; do
         for caller in anonymous none blocks; do run "$scenario" "$caller"; done
     done
 done
@@ -63,7 +65,7 @@ echo
 echo "## bench/blocks.sh ($(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, pool $pool, wrk -t2 -c64 -d${secs}s, $rounds rounds, $blocks blocks)"
 echo "| scenario | anonymous req/s | no blocks req/s | $blocks blocks req/s | p99 ms (anon / none / blocks) | cost of no blocks | cost of $blocks blocks |"
 echo "|---|---|---|---|---|---|---|"
-for scenario in recent50 children comments; do
+for scenario in $scenarios; do
     declare -A rps p99
     for caller in anonymous none blocks; do
         read -ra runs <<<"${results[$scenario.$caller]}"

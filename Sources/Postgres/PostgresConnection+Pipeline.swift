@@ -23,16 +23,24 @@ import CLibPQ
 ///   connection is closed instead, and the error says the connection was lost.
 extension PostgresConnection {
     func runPipelined(_ query: SQLQuery, key: PreparedStatementCache.Key, preparedName: String?, committing: Bool = false,
+                      precondition: Precondition? = nil,
                       on handle: OpaquePointer, file: String, line: Int) throws(PostgresError) -> PostgresResult {
         let name = preparedName ?? statements.makeName()
         let deallocations = PQtransactionStatus(handle) == PQTRANS_INERROR ? [] : pendingDeallocations
         let begin = pendingBegin
         let deadline = self.deadline
+        let check = precondition.map { precondition in
+            let key = PreparedStatementCache.Key(sql: precondition.statement.sql,
+                                                 parameterTypes: precondition.statement.binds.map(\.type.rawValue))
+            let preparedName = statements.name(for: key)
+            // The statement's own new name must differ from the check's.
+            return (precondition, key, preparedName, preparedName ?? statements.makeName())
+        }
         var failure: PostgresError?
         var result: PostgresResult?
         do throws(PostgresError) {
             guard send(query, name: name, prepare: preparedName == nil, begin: begin, deallocations: deallocations,
-                       committing: committing, on: handle) else {
+                       check: check.map { ($0.0.statement, $0.3, $0.2 == nil) }, committing: committing, on: handle) else {
                 throw connectionError(handle, sql: query.sql, file: file, line: line)
             }
             if !deallocations.isEmpty {
@@ -48,6 +56,25 @@ extension PostgresConnection {
                 switch try readOutcome(on: handle, until: deadline, sql: begin.beginSQL, file: file, line: line) {
                 case .succeeded: pendingBegin = nil
                 case .failed(let error): failure = error
+                case .skipped: break
+                }
+            }
+            if let (precondition, checkKey, checkPrepared, checkName) = check {
+                let sql = precondition.statement.sql
+                if checkPrepared == nil {
+                    switch try readOutcome(on: handle, until: deadline, sql: sql, file: file, line: line) {
+                    case .succeeded:
+                        if let evicted = statements.insert(checkKey, name: checkName) { pendingDeallocations.append(evicted) }
+                    case .failed(let error): failure = failure ?? error
+                    case .skipped: break
+                    }
+                }
+                switch try readOutcome(on: handle, until: deadline, sql: sql, file: file, line: line) {
+                case .succeeded: precondition.outcome = .held
+                case .failed(let error):
+                    precondition.outcome = .failed(error)
+                    failure = failure ?? error
+                // Its BEGIN failed: still unchecked.
                 case .skipped: break
                 }
             }
@@ -83,13 +110,23 @@ extension PostgresConnection {
     }
 
     private func send(_ query: SQLQuery, name: String, prepare: Bool, begin: IsolationLevel?, deallocations: [String],
-                      committing: Bool, on handle: OpaquePointer) -> Bool {
+                      check: (statement: SQLQuery, name: String, prepare: Bool)?, committing: Bool,
+                      on handle: OpaquePointer) -> Bool {
         guard PQenterPipelineMode(handle) == 1 else { return false }
         if !deallocations.isEmpty {
             for evicted in deallocations where !sendCommand("DEALLOCATE \(evicted)", on: handle) { return false }
             guard PQpipelineSync(handle) == 1 else { return false }
         }
         if let begin, !sendCommand(begin.beginSQL, on: handle) { return false }
+        // The precondition goes between the BEGIN and the statement, in the same Sync
+        // segment: if it fails, the statement is skipped.
+        if let check {
+            if check.prepare {
+                let types = check.statement.binds.map(\.type.rawValue)
+                guard PQsendPrepare(handle, check.name, check.statement.sql, Int32(types.count), types) == 1 else { return false }
+            }
+            guard sendPrepared(check.name, binds: check.statement.binds, on: handle) else { return false }
+        }
         if prepare {
             let types = query.binds.map(\.type.rawValue)
             guard PQsendPrepare(handle, name, query.sql, Int32(types.count), types) == 1 else { return false }

@@ -136,8 +136,10 @@ public final class PostgresConnection {
         guard let handle else { throw PostgresError(.connectionLost, details: "connection is closed", file: file, line: line) }
         let key = PreparedStatementCache.Key(sql: query.sql, parameterTypes: query.binds.map(\.type.rawValue))
         let name = statements.name(for: key)
-        guard let name, pendingBegin == nil, pendingDeallocations.isEmpty else {
-            return try runPipelined(query, key: key, preparedName: name, on: handle, file: file, line: line)
+        let precondition = Precondition.pendingOnThisThread
+        guard let name, pendingBegin == nil, pendingDeallocations.isEmpty, precondition == nil else {
+            return try runPipelined(query, key: key, preparedName: name, precondition: precondition, on: handle,
+                                    file: file, line: line)
         }
         // The common case, as cheap as before there was a pipeline: one message, one answer.
         guard sendPrepared(name, binds: query.binds, on: handle) else {
@@ -156,7 +158,7 @@ public final class PostgresConnection {
         guard isInTransaction else { return try self.query(query, file: file, line: line) }
         let key = PreparedStatementCache.Key(sql: query.sql, parameterTypes: query.binds.map(\.type.rawValue))
         let result = try runPipelined(query, key: key, preparedName: statements.name(for: key), committing: true,
-                                      on: handle, file: file, line: line)
+                                      precondition: Precondition.pendingOnThisThread, on: handle, file: file, line: line)
         try commit(file: file, line: line)
         return result
     }
@@ -165,6 +167,16 @@ public final class PostgresConnection {
     /// transaction control). Never give it input.
     public func execute(unsafeSQL sql: String, file: String = #fileID, line: Int = #line) throws(PostgresError) {
         guard let handle else { throw PostgresError(.connectionLost, details: "connection is closed", file: file, line: line) }
+        // A simple query cannot share a pipeline: a pending precondition is checked first, alone.
+        if let precondition = Precondition.pendingOnThisThread {
+            precondition.outcome = .held  // (so that its own statement does not carry it)
+            do throws(PostgresError) {
+                try self.query(precondition.statement, file: file, line: line)
+            } catch {
+                precondition.outcome = .failed(error)
+                throw error
+            }
+        }
         // Several statements in one simple query: a pending BEGIN simply goes first.
         let text = pendingBegin.map { "\($0.beginSQL);\n\(sql)" } ?? sql
         guard PQsendQuery(handle, text) == 1 else { throw connectionError(handle, sql: sql, file: file, line: line) }

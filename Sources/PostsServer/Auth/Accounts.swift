@@ -14,6 +14,7 @@ struct Accounts: Sendable {
         let isNew: Bool
         /// Its blocks and mutes (none for a new account).
         var relations = Relations()
+        var relationsVersion: Int64 = 0
         var suspended = false
     }
 
@@ -48,9 +49,18 @@ struct Accounts: Sendable {
             SELECT id, suspended_at IS NOT NULL AS suspended, relations_version FROM users WHERE email = \(email.value)
             """).first else { return nil }
         let userID: Int64 = try row.decode("id")
-        let relations = try relations.relations(of: userID, version: row.decode("relations_version"), on: connection)
-        return Account(userID: userID, isNew: false, relations: relations,
+        let version: Int64 = try row.decode("relations_version")
+        let relations = try relations.relations(of: userID, version: version, on: connection)
+        return Account(userID: userID, isNew: false, relations: relations, relationsVersion: version,
                        suspended: try row.decode("suspended"))
+    }
+
+    /// The proof that a caller remembered by its email (trust mode) is still current
+    /// (`CallerCache`).
+    func proof(of entry: CallerCache.Entry) -> SQLQuery {
+        """
+        SELECT caller_email_is_current(\(entry.caller.userID), \(entry.email), \(entry.relationsVersion))
+        """
     }
 
     private func existingUser(_ email: EmailAddress, on connection: PostgresConnection) throws -> Int64? {

@@ -37,9 +37,9 @@ struct Tokens: Sendable {
     /// not been used for `lifetimeSeconds` (the lifetime slides with each use). On the path
     /// of every authenticated request: one lookup in the token_hash index, and a write of
     /// `last_used_at` at most once per `renewalSeconds` (a minute at most) per token.
-    func caller(presenting token: String) throws -> Caller? {
+    func caller(presenting token: String) throws -> CallerCache.Entry? {
         guard Base64URL.isToken(token) else { return nil }
-        return try pool.withConnection { connection -> Caller? in
+        return try pool.withConnection { connection -> CallerCache.Entry? in
             guard let row = try connection.query("""
                 SELECT tokens.id, tokens.user_id, tokens.last_used_at < \(clock.now) - make_interval(secs => \(renewalSeconds)) AS stale,
                        (SELECT relations_version FROM users WHERE users.id = tokens.user_id) AS relations_version
@@ -53,8 +53,18 @@ struct Tokens: Sendable {
             if try row.decode("stale", as: Bool.self), let tokenID = caller.tokenID {
                 try connection.query("UPDATE tokens SET last_used_at = \(clock.now) WHERE id = \(tokenID)")
             }
-            return caller
+            return CallerCache.Entry(caller: caller, relationsVersion: version)
         }
+    }
+
+    /// The proof that a remembered token's caller is still current (`CallerCache`): it also
+    /// fails once the token's last use is due to be written again, so the next request
+    /// takes `caller(presenting:)`, which writes it (or finds the token expired).
+    func proof(of entry: CallerCache.Entry) -> SQLQuery {
+        """
+        SELECT caller_token_is_current(\(entry.caller.userID), \(entry.caller.tokenID), \(entry.relationsVersion),
+                                       \(clock.now) - make_interval(secs => \(renewalSeconds)))
+        """
     }
 
     func revoke(tokenID: Int64) throws {

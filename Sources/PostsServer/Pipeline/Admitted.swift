@@ -1,10 +1,14 @@
 import HTTP
+import Postgres
 
 /// What the admission stages learnt from a request's head, carried by the server to the
 /// route's handler (`RequestContext.admitted`), so nothing is resolved twice.
 struct Admitted: Sendable {
     /// The caller the head named (a bearer token, or `X-User-Email` in trust mode).
     var caller: Caller?
+    /// When the caller was remembered rather than read: what proves it is still current
+    /// (`CallerProofStage` sends it ahead of the request's first statement).
+    var callerProof: SQLQuery?
 }
 
 /// A stage that decides from the head alone, before the body is read: it throws to
@@ -22,7 +26,9 @@ struct HeadIdentityStage: AdmissionStage {
 
     func admit(_ head: RequestHead, remoteAddress: String, access: Access, _ admitted: inout Admitted) throws {
         guard access != .open else { return }
-        admitted.caller = try identity.caller(namedBy: head.headers)
+        let resolved = try identity.resolve(namedBy: head.headers)
+        admitted.caller = resolved?.caller
+        admitted.callerProof = resolved?.proof
         // In trust mode the body's `email` field may still name the caller.
         if access == .required && admitted.caller == nil && !identity.trustsEmails { throw APIError.unauthenticated() }
     }

@@ -1,5 +1,6 @@
 import HTTP
 import Logging
+import Postgres
 
 /// What a route handler receives beside the request: the server's context (request id,
 /// parameters, logger) and the caller the pipeline resolved.
@@ -7,6 +8,8 @@ struct AppContext: Sendable {
     let http: RequestContext
     let access: Access
     var caller: Caller?
+    /// Set when `caller` was remembered: its proof, still to be checked (`CallerProofStage`).
+    var callerProof: SQLQuery?
 
     var parameters: Parameters { http.parameters }
     var logger: Logger { http.logger }

@@ -27,7 +27,7 @@ struct Pipeline: Sendable {
         if let limiter { admissionStages.append(RateLimitStage(limiter: limiter)) }
         admissionStages.append(HeadIdentityStage(identity: identity))
         self.admissionStages = admissionStages
-        stages = [ChangeNudgeStage(nudge: changes), BodyIdentityStage(identity: identity)]
+        stages = [ChangeNudgeStage(nudge: changes), BodyIdentityStage(identity: identity), CallerProofStage(identity: identity)]
     }
 
     /// The admission stages of a route, in order.
@@ -50,7 +50,7 @@ struct Pipeline: Sendable {
         return { request, http in
             // The server ran the route's admission (registered beside this handler).
             let admitted = http.admitted as? Admitted ?? Admitted()
-            var context = AppContext(http: http, access: access, caller: admitted.caller)
+            var context = AppContext(http: http, access: access, caller: admitted.caller, callerProof: admitted.callerProof)
             return try chain(request, &context)
         }
     }
