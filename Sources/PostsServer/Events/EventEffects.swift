@@ -54,7 +54,7 @@ struct EventEffects: Sendable {
     @discardableResult
     func run(_ statement: SQLQuery, on connection: PostgresConnection, committing: Bool = false) throws -> PostgresResult {
         // Only statements that can queue one wake it: a wake costs the runner a claim per kind.
-        let queuesJobs = statement.sql.contains(Self.jobsInsert)
+        let queuesJobs = Self.mentionsJobsInsert(statement.sql)
         if committing {
             if queuesJobs { connection.onCommit(jobs.wake) }
             return try connection.queryCommitting(statement)
@@ -65,7 +65,23 @@ struct EventEffects: Sendable {
         return result
     }
 
-    private static let jobsInsert = "INSERT INTO jobs "
+    private static let jobsInsert = Array("INSERT INTO jobs ".utf8)
+
+    /// A search of the statement's bytes: Foundation's `String.contains`, which the compiler
+    /// picks here, bridges to NSString and searched a like's 4.5 kB statement in ~30 µs, 15%
+    /// of the server's CPU under like_toggle_mix (perf).
+    private static func mentionsJobsInsert(_ sql: String) -> Bool {
+        var sql = sql
+        return sql.withUTF8 { text in
+            guard text.count >= jobsInsert.count, let first = jobsInsert.first else { return false }
+            var start = 0
+            while start <= text.count - jobsInsert.count {
+                if text[start] == first && jobsInsert.indices.allSatisfy({ text[start + $0] == jobsInsert[$0] }) { return true }
+                start += 1
+            }
+            return false
+        }
+    }
 
     /// `notified`: one new notification per recipient and event (its first kind), to those
     /// who may be given it. (An event is its table and its `seq`.)
