@@ -100,17 +100,21 @@ for size in $sizes; do
     echo "== $size posts: EXPLAIN ANALYZE, user3's first page" >&2
     psql -qAt "$url" <<SQL >&2
 EXPLAIN (ANALYZE, BUFFERS) SELECT p.id FROM (
-    (SELECT fe.post_id AS id, fe.created_at FROM feed_entries fe WHERE fe.user_id = 3
-     ORDER BY fe.created_at DESC, fe.post_id DESC)
+    (SELECT fe.post_id AS id, fe.created_at FROM feed_entries fe JOIN posts ep ON ep.id = fe.post_id
+     LEFT JOIN profiles epr ON epr.user_id = ep.user_id
+     WHERE fe.user_id = 3 AND NOT ep.deleted AND epr.suspended IS NOT TRUE
+     ORDER BY fe.created_at DESC, fe.post_id DESC LIMIT 21)
     UNION ALL
-    (SELECT o.id, o.created_at FROM posts o WHERE o.user_id = 3 ORDER BY o.created_at DESC, o.id DESC)
+    (SELECT o.id, o.created_at FROM posts o LEFT JOIN profiles opr ON opr.user_id = o.user_id
+     WHERE o.user_id = 3 AND NOT o.deleted AND opr.suspended IS NOT TRUE ORDER BY o.created_at DESC, o.id DESC LIMIT 21)
     UNION ALL
     (SELECT m.id, m.created_at FROM feed_large_authors l JOIN follows f ON f.follower_id = 3 AND f.followee_id = l.user_id,
-     LATERAL (SELECT lp.id, lp.created_at FROM posts lp WHERE lp.user_id = l.user_id AND lp.created_at >= l.since AND NOT lp.deleted
+     LATERAL (SELECT lp.id, lp.created_at FROM posts lp LEFT JOIN profiles lpr ON lpr.user_id = lp.user_id
+              WHERE lp.user_id = l.user_id AND lp.created_at >= l.since AND NOT lp.deleted AND lpr.suspended IS NOT TRUE
               ORDER BY lp.created_at DESC, lp.id DESC LIMIT 21) m
-     ORDER BY m.created_at DESC, m.id DESC)
+     ORDER BY m.created_at DESC, m.id DESC LIMIT 21)
 ) e JOIN posts p ON p.id = e.id LEFT JOIN profiles pr ON pr.user_id = p.user_id
-WHERE NOT p.deleted AND pr.suspended IS NOT TRUE ORDER BY e.created_at DESC, e.id DESC LIMIT 21;
+ORDER BY e.created_at DESC, e.id DESC LIMIT 21;
 SQL
     kill "$server"; wait "$server" 2>/dev/null || true; bench_pids=()
     for caller in 1 2 3 recent; do
