@@ -134,9 +134,12 @@ public final class PostgresConnection {
     @discardableResult
     public func query(_ query: SQLQuery, file: String = #fileID, line: Int = #line) throws(PostgresError) -> PostgresResult {
         guard let handle else { throw PostgresError(.connectionLost, details: "connection is closed", file: file, line: line) }
+        let precondition = Precondition.pendingOnThisThread
+        if let precondition, let wrapped = precondition.wrapping(query) {
+            return try run(wrapped, checking: precondition, file: file, line: line)
+        }
         let key = PreparedStatementCache.Key(sql: query.sql, parameterTypes: query.binds.map(\.type.rawValue))
         let name = statements.name(for: key)
-        let precondition = Precondition.pendingOnThisThread
         guard let name, pendingBegin == nil, pendingDeallocations.isEmpty, precondition == nil else {
             return try runPipelined(query, key: key, preparedName: name, precondition: precondition, on: handle,
                                     file: file, line: line)
@@ -146,6 +149,19 @@ public final class PostgresConnection {
             throw connectionError(handle, sql: query.sql, file: file, line: line)
         }
         return try awaitResult(on: handle, sql: query.sql, file: file, line: line)
+    }
+
+    /// A statement that carries the precondition as its one-time filter (`Precondition`).
+    private func run(_ wrapped: SQLQuery, checking precondition: Precondition, file: String, line: Int) throws(PostgresError) -> PostgresResult {
+        precondition.outcome = .held  // (so that the statement does not carry it twice)
+        do throws(PostgresError) {
+            return try query(wrapped, file: file, line: line)
+        } catch {
+            // Refuted; or the statement failed for a reason of its own, the condition perhaps
+            // never evaluated: then the next statement carries it.
+            precondition.outcome = error.sqlState == precondition.refutation ? .failed(error) : .pending
+            throw error
+        }
     }
 
     /// Runs the transaction's last statement and commits it, in one round trip (the COMMIT

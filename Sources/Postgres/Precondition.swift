@@ -4,14 +4,22 @@ import Glibc
 import Darwin
 #endif
 
-/// A statement that must hold for the work a thread is about to do, checked for free: it
-/// travels in the same pipeline as the first statement the thread then sends, on whatever
-/// connection, ahead of it and before their common Sync. If it fails, PostgreSQL skips the
-/// statement behind it (a pipeline skips everything up to the next Sync after an error,
-/// and the two share one implicit transaction), so nothing the thread meant to do happens
-/// and the precondition's error is the one thrown. The application uses it to check that
-/// a caller it remembered is still the one the database has (`CallerCache`) without a
+/// A condition that must hold for the work a thread is about to do, checked for free with
+/// the first statement the thread then sends, on whatever connection: a boolean SQL
+/// expression that raises an error when it does not hold. The application uses it to check
+/// that a caller it remembered is still the one the database has (`CallerCache`) without a
 /// round trip of its own.
+///
+/// How it travels with that statement:
+/// - A plain `SELECT` is wrapped, `SELECT * FROM (statement) q WHERE (SELECT condition)`:
+///   a condition without columns is a one-time filter, evaluated when execution starts,
+///   before any row is read; the same columns come back in the same order.
+/// - Anything else (a write, a `WITH` that may hold one, which cannot be nested) is
+///   preceded by `SELECT condition` in the same pipeline, before their common Sync: if it
+///   fails, PostgreSQL skips the statement behind it (a pipeline skips everything up to the
+///   next Sync after an error, and the two share one implicit transaction).
+/// Either way nothing the thread meant to do happens unless it holds, and its error is the
+/// one thrown.
 ///
 /// Set for a scope with `checking(_:_:)`, on the thread that does the work (a thread-local
 /// slot, like `LentConnection`: handlers run on plain threads and use their connections
@@ -26,11 +34,33 @@ public final class Precondition {
         case failed(PostgresError)
     }
 
-    public let statement: SQLQuery
+    /// The boolean expression (it raises `refutation` when it does not hold).
+    public let condition: SQLQuery
+    /// What the condition raises; another error of a wrapped statement leaves it unchecked.
+    public let refutation: SQLState
+    /// The condition as a statement of its own.
+    public var statement: SQLQuery { "SELECT \(condition) AS held" }
     public internal(set) var outcome: Outcome = .pending
 
-    init(_ statement: SQLQuery) {
-        self.statement = statement
+    init(_ condition: SQLQuery, refutation: SQLState) {
+        self.condition = condition
+        self.refutation = refutation
+    }
+
+    /// `query` with the condition as its one-time filter, when `query` is a plain `SELECT`.
+    func wrapping(_ query: SQLQuery) -> SQLQuery? {
+        guard Self.isPlainSelect(query.sql) else { return nil }
+        var wrapped = SQLQuery(unsafeSQL: "SELECT * FROM (\n")
+        wrapped.append(query)
+        wrapped.append("\n) checked WHERE (SELECT ")
+        wrapped.append(condition)
+        wrapped.append(")")
+        return wrapped
+    }
+
+    private static func isPlainSelect(_ sql: String) -> Bool {
+        let start = sql.utf8.drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\n") }
+        return start.starts(with: "SELECT ".utf8)
     }
 
     var isPending: Bool {
@@ -38,10 +68,11 @@ public final class Precondition {
         return false
     }
 
-    /// Runs `body` with `statement` as the precondition of the first statement it sends on
+    /// Runs `body` with `condition` as the precondition of the first statement it sends on
     /// this thread; returns the body's result (or error) and what became of the precondition.
-    public static func checking<T>(_ statement: SQLQuery, _ body: () throws -> T) -> (Result<T, any Error>, Precondition) {
-        let precondition = Precondition(statement)
+    public static func checking<T>(_ condition: SQLQuery, refutation: SQLState,
+                                   _ body: () throws -> T) -> (Result<T, any Error>, Precondition) {
+        let precondition = Precondition(condition, refutation: refutation)
         let outer = slot.current
         slot.set(precondition)
         defer { slot.set(outer) }

@@ -56,10 +56,14 @@ struct Accounts: Sendable {
     }
 
     /// The proof that a caller remembered by its email (trust mode) is still current
-    /// (`CallerCache`).
+    /// (`CallerCache`): still that email's user, not suspended, relations as remembered.
     func proof(of entry: CallerCache.Entry) -> SQLQuery {
         """
-        SELECT caller_email_is_current(\(entry.caller.userID), \(entry.email), \(entry.relationsVersion))
+        CASE WHEN EXISTS (
+            SELECT 1 FROM users u
+            WHERE u.id = \(entry.caller.userID) AND u.email = \(entry.email) AND u.suspended_at IS NULL
+              AND u.relations_version = \(entry.relationsVersion)
+        ) THEN true ELSE caller_refuted() END
         """
     }
 

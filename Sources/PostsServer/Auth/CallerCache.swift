@@ -4,15 +4,14 @@ import Postgres
 /// The callers this instance looked up, by what named them (a bearer token, or trust
 /// mode's email), so that a request need not look its caller up again before its work.
 ///
-/// Never trusted on its own: a remembered caller comes with its proof, a call of
-/// `caller_token_is_current` or `caller_email_is_current` (migration 0020) that travels
-/// ahead of the request's first statement in the same pipeline (`Precondition`,
-/// `CallerProofStage`). It fails when the user is gone or suspended, its blocks or mutes
-/// moved on (`relations_version`), the token was revoked or is due to have its last use
-/// written; PostgreSQL then skips the statement behind it, and the request is run again
-/// with the caller read afresh. So the cache can be wrong only for the length of one
-/// statement, like the lookup it replaces, whichever instance made the change; and it
-/// costs a request no round trip of its own.
+/// Never trusted on its own: a remembered caller comes with its proof, a condition that
+/// raises (`caller_refuted()`, migration 0020) when the user is gone or suspended, its
+/// blocks or mutes moved on (`relations_version`), the token was revoked or is due to have
+/// its last use written (`Tokens.proof`, `Accounts.proof`). It travels with the request's
+/// first statement (`Precondition`, `CallerProofStage`): when it raises, that statement
+/// did nothing, and the request is run again with the caller read afresh. So the cache can
+/// be wrong only for the length of one statement, like the lookup it replaces, whichever
+/// instance made the change; and it costs a request no round trip of its own.
 ///
 /// Why: the lookup was one round trip of two for most reads, 33–40% of an authenticated
 /// read's throughput against the same read made anonymously (issue 31's figures).

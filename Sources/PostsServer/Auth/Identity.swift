@@ -13,8 +13,8 @@ struct Identity: Sendable {
     /// The callers already looked up, each used with its proof (see `CallerCache`).
     let remembered = CallerCache()
 
-    /// A caller, and when it was remembered rather than read, the statement that proves it
-    /// is still current (to go ahead of the request's first statement: `CallerProofStage`).
+    /// A caller, and when it was remembered rather than read, the condition that proves it
+    /// is still current (checked with the request's first statement: `CallerProofStage`).
     struct Resolved: Sendable {
         let caller: Caller
         let proof: SQLQuery?
@@ -57,7 +57,7 @@ struct Identity: Sendable {
     /// Checks a remembered caller's proof by itself: false when the caller is no longer current.
     func holds(_ proof: SQLQuery) throws -> Bool {
         do {
-            try tokens.pool.withConnection { try $0.query(proof) }
+            try tokens.pool.withConnection { try $0.query("SELECT \(proof)") }
             return true
         } catch let error as PostgresError where error.sqlState == CallerCache.refuted {
             return false

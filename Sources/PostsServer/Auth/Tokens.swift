@@ -57,13 +57,18 @@ struct Tokens: Sendable {
         }
     }
 
-    /// The proof that a remembered token's caller is still current (`CallerCache`): it also
-    /// fails once the token's last use is due to be written again, so the next request
-    /// takes `caller(presenting:)`, which writes it (or finds the token expired).
+    /// The proof that a remembered token's caller is still current (`CallerCache`): the
+    /// conditions of `caller(presenting:)`, and the version of the caller's relations. It
+    /// also fails once the token's last use is due to be written again, so that the next
+    /// request takes `caller(presenting:)`, which writes it (or finds the token expired).
     func proof(of entry: CallerCache.Entry) -> SQLQuery {
         """
-        SELECT caller_token_is_current(\(entry.caller.userID), \(entry.caller.tokenID), \(entry.relationsVersion),
-                                       \(clock.now) - make_interval(secs => \(renewalSeconds)))
+        CASE WHEN EXISTS (
+            SELECT 1 FROM tokens t JOIN users u ON u.id = t.user_id
+            WHERE t.id = \(entry.caller.tokenID) AND t.user_id = \(entry.caller.userID) AND t.revoked_at IS NULL
+              AND t.last_used_at > \(clock.now) - make_interval(secs => \(renewalSeconds))
+              AND u.suspended_at IS NULL AND u.relations_version = \(entry.relationsVersion)
+        ) THEN true ELSE caller_refuted() END
         """
     }
 

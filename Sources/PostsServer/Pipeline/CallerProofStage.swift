@@ -2,10 +2,11 @@ import HTTP
 import Postgres
 
 /// Checks a caller the identity stage remembered rather than read (`CallerCache`): its
-/// proof goes ahead of the request's first statement, in the same pipeline
-/// (`Precondition`), so a current caller costs no round trip. When the proof fails,
-/// PostgreSQL skipped that statement: the caller is read afresh (401 or 403 if it is no
-/// longer valid) and the request runs again, nothing of its first run having been done.
+/// proof travels with the request's first statement (`Precondition`: a read's one-time
+/// filter, or a statement ahead of a write in the same pipeline), so a current caller
+/// costs no round trip. When the proof fails, that statement did nothing: the caller is
+/// read afresh (401 or 403 if it is no longer valid) and the request runs again, nothing of
+/// its first run having been done.
 ///
 /// On the heavy lane the proof is checked first, by itself: work there comes before the
 /// first statement (an image resized, a file stored) and must not be done twice.
@@ -20,7 +21,7 @@ struct CallerProofStage: RequestStage {
             return try again(request, &context, next: next)
         }
         var attempt = context
-        let (result, precondition) = Precondition.checking(proof) { try next(request, &attempt) }
+        let (result, precondition) = Precondition.checking(proof, refutation: CallerCache.refuted) { try next(request, &attempt) }
         switch precondition.outcome {
         case .failed(let error) where error.sqlState == CallerCache.refuted:
             return try again(request, &context, next: next)
