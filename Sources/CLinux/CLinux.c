@@ -1,5 +1,6 @@
 #ifdef __linux__
 #define _GNU_SOURCE
+#include <malloc.h>
 #include <sys/eventfd.h>
 #include <sys/sendfile.h>
 #else
@@ -194,4 +195,14 @@ int clinux_set_thread_name(const char *name) {
 
 int clinux_thread_name(char *buffer, size_t length) {
     return pthread_getname_np(pthread_self(), buffer, length);
+}
+
+void clinux_tune_allocator(int mmap_threshold, int trim_threshold) {
+#if defined(__linux__) && defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD)
+    mallopt(M_MMAP_THRESHOLD, mmap_threshold);
+    mallopt(M_TRIM_THRESHOLD, trim_threshold);
+#else
+    (void)mmap_threshold;
+    (void)trim_threshold;
+#endif
 }

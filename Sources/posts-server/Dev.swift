@@ -17,6 +17,7 @@ struct Dev: ParsableCommand {
 
     func run() throws {
         defer { StandardOutput.flush() }
+        AllocatorTuning.apply()
         try TerminationSignals.install()
         var configuration = try options.resolve()
         if options.authMode == nil && ProcessInfo.processInfo.environment["AUTH_MODE"] == nil {

@@ -13,6 +13,7 @@ struct Serve: ParsableCommand {
 
     func run() throws {
         defer { StandardOutput.flush() }
+        AllocatorTuning.apply()
         try TerminationSignals.install()
         let (configuration, databaseURL) = try options.resolveRequiringDatabase(for: "serve")
         let logger = Bootstrap.logger(format: configuration.logFormat)

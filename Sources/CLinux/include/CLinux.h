@@ -83,4 +83,9 @@ int clinux_eventfd_nonblocking(void);
 /// pthread_setname_np and pthread_getname_np differ between glibc and Darwin.
 int clinux_set_thread_name(const char *name);
 int clinux_thread_name(char *buffer, size_t length);
+/// glibc's allocator kept from mapping and unmapping a request's buffers (see the server's
+/// `AllocatorTuning`): blocks up to `mmap_threshold` bytes come from the heaps, which keep
+/// up to `trim_threshold` bytes of free top. Nothing on other C libraries.
+void clinux_tune_allocator(int mmap_threshold, int trim_threshold);
+
 #endif
