@@ -33,7 +33,7 @@ struct Sessions: Sendable {
         var out: [UInt8] = []
         try shape.appendArray(rows[...], to: &out) { row, out in
             out += #","current":"#.utf8
-            out += (try row.decode(at: shape.columnCount, as: Bool?.self) ?? false ? "true" : "false").utf8
+            out += (try row.boolOrNil(at: shape.columnCount) ?? false ? "true" : "false").utf8
         }
         return out
     }

@@ -40,7 +40,7 @@ enum CommentShape {
         guard withLiked else { return try shape.append(row, to: &out) }
         try shape.append(row, to: &out) { out in
             out += #","liked_by_me":"#.utf8
-            out += (try row.decode(at: likedByMeColumn, as: Bool.self) ? "true" : "false").utf8
+            out += (try row.bool(at: likedByMeColumn) ? "true" : "false").utf8
         }
     }
 

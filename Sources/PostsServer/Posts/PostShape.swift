@@ -62,6 +62,6 @@ enum PostShape {
 
     private static func appendLiked(_ row: PostgresRow, to out: inout [UInt8]) throws {
         out += #","liked_by_me":"#.utf8
-        out += (try row.decode(at: likedByMeColumn, as: Bool.self) ? "true" : "false").utf8
+        out += (try row.bool(at: likedByMeColumn) ? "true" : "false").utf8
     }
 }

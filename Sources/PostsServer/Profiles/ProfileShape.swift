@@ -26,7 +26,7 @@ enum ProfileShape {
         guard let followedByMe else { return try shape.append(row, from: first, to: &out) }
         try shape.append(row, from: first, to: &out) { out in
             out += #","followed_by_me":"#.utf8
-            out += (try row.decode(at: followedByMe, as: Bool.self) ? "true" : "false").utf8
+            out += (try row.bool(at: followedByMe) ? "true" : "false").utf8
         }
     }
 

@@ -130,15 +130,15 @@ struct ResourceField: Sendable {
     func appendValue(_ row: PostgresRow, at column: Int, to out: inout [UInt8]) throws {
         switch kind {
         case .integer:
-            if let value = try row.decode(at: column, as: Int64?.self) { RowJSON.appendInteger(value, to: &out) } else {
+            if let value = try row.int64OrNil(at: column) { RowJSON.appendInteger(value, to: &out) } else {
                 out += "null".utf8
             }
         case .count:
-            RowJSON.appendInteger(Int64(try row.decode(at: column, as: Int32.self)), to: &out)
+            RowJSON.appendInteger(Int64(try row.int32(at: column)), to: &out)
         case .text:
             RowJSON.appendText(row, column, to: &out)
         case .flag:
-            out += (try row.decode(at: column, as: Bool.self) ? "true" : "false").utf8
+            out += (try row.bool(at: column) ? "true" : "false").utf8
         case .time:
             try RowJSON.appendTimestamp(row, column, to: &out)
         case .uuid:

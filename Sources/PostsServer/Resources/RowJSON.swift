@@ -30,7 +30,7 @@ enum RowJSON {
 
     static func appendTimestamp(_ row: PostgresRow, _ column: Int, to out: inout [UInt8]) throws {
         out.append(UInt8(ascii: "\""))
-        let time: PostgresTimestamp = try row.decode(at: column)
+        let time = try row.timestamp(at: column)
         Timestamp.append(millisecondsSince1970: time.millisecondsSince1970, to: &out)
         out.append(UInt8(ascii: "\""))
     }
