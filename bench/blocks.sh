@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Issue 23's benchmark: what blocks cost a read (and issue 31's: what signing in costs).
-# post_by_id, recent50, children and comments (the shared scenarios) read anonymously, by a caller with no blocks, and by a caller who
-# blocked 200 users, in ROUNDS rounds that alternate the three in the same run, on the
-# shared seeded database; median req/s and p99 of each, and each caller's cost against
-# the anonymous read.
+# post_by_id, recent50, children and comments (the shared scenarios) read anonymously, by
+# a caller with no blocks, and by a caller who blocked 200 users, in ROUNDS rounds that
+# alternate the three in the same run, on the shared seeded database; median req/s and
+# p99 of each, and each caller's cost against the anonymous read.
 #
 #   bench/blocks.sh [seconds]          (default 8 s per run)
 #
-# Env: SCENARIOS (those four), ROUNDS (3), POOL (4), POSTS (100000), USERS (10000), BLOCKS (200), PG_PORT (25437),
-# SHARED (../shared). Port 18089 on 127.0.0.1 (trust mode: callers named by X-User-Email).
+# Env: SCENARIOS (those four), ROUNDS (3), POOL (4), POSTS (100000), USERS (10000),
+# BLOCKS (200), PG_PORT (25437), SHARED (../shared). Port 18089 on 127.0.0.1 (trust mode: callers named by X-User-Email).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-8}
