@@ -11,7 +11,7 @@ import Darwin
 /// round trip of its own.
 ///
 /// How it travels with that statement:
-/// - A plain `SELECT` is wrapped, `SELECT * FROM (statement) q WHERE (SELECT condition)`:
+/// - A plain `SELECT` is wrapped, `SELECT * FROM (statement) checked WHERE (SELECT condition)`:
 ///   a condition without columns is a one-time filter, evaluated when execution starts,
 ///   before any row is read; the same columns come back in the same order.
 /// - Anything else (a write, a `WITH` that may hold one, which cannot be nested) is
@@ -21,7 +21,7 @@ import Darwin
 /// Either way nothing the thread meant to do happens unless it holds, and its error is the
 /// one thrown.
 ///
-/// Set for a scope with `checking(_:_:)`, on the thread that does the work (a thread-local
+/// Set for a scope with `checking(_:refutation:_:)`, on the thread that does the work (a thread-local
 /// slot, like `LentConnection`: handlers run on plain threads and use their connections
 /// synchronously). A scope that sent no statement at all leaves it `pending`: the caller
 /// must check it by itself then.
