@@ -29,18 +29,19 @@ extension PostgresConnection {
         let deallocations = PQtransactionStatus(handle) == PQTRANS_INERROR ? [] : pendingDeallocations
         let begin = pendingBegin
         let deadline = self.deadline
+        // The precondition's statement, built once: (it, its cache key, its prepared name if
+        // any, the name it goes by; a new one must differ from the statement's own).
         let check = precondition.map { precondition in
-            let key = PreparedStatementCache.Key(sql: precondition.statement.sql,
-                                                 parameterTypes: precondition.statement.binds.map(\.type.rawValue))
+            let statement = precondition.statement
+            let key = PreparedStatementCache.Key(sql: statement.sql, parameterTypes: statement.binds.map(\.type.rawValue))
             let preparedName = statements.name(for: key)
-            // The statement's own new name must differ from the check's.
-            return (precondition, key, preparedName, preparedName ?? statements.makeName())
+            return (statement, key, preparedName, preparedName ?? statements.makeName())
         }
         var failure: PostgresError?
         var result: PostgresResult?
         do throws(PostgresError) {
             guard send(query, name: name, prepare: preparedName == nil, begin: begin, deallocations: deallocations,
-                       check: check.map { ($0.0.statement, $0.3, $0.2 == nil) }, committing: committing, on: handle) else {
+                       check: check.map { ($0.0, $0.3, $0.2 == nil) }, committing: committing, on: handle) else {
                 throw connectionError(handle, sql: query.sql, file: file, line: line)
             }
             if !deallocations.isEmpty {
@@ -59,8 +60,8 @@ extension PostgresConnection {
                 case .skipped: break
                 }
             }
-            if let (precondition, checkKey, checkPrepared, checkName) = check {
-                let sql = precondition.statement.sql
+            if let precondition, let (checkStatement, checkKey, checkPrepared, checkName) = check {
+                let sql = checkStatement.sql
                 if checkPrepared == nil {
                     switch try readOutcome(on: handle, until: deadline, sql: sql, file: file, line: line) {
                     case .succeeded:

@@ -1,6 +1,6 @@
 import Foundation
 import Postgres
-import PostsServer
+@testable import PostsServer
 import Testing
 import TestSupport
 
@@ -95,5 +95,21 @@ import TestSupport
 private extension APIClient {
     func createPostStatus() throws -> Int {
         try send("POST", "/api/posts", json: ["title": "t", "summary": "s", "body": "b"]).status
+    }
+}
+
+/// The cache's memory is bounded whatever the number of callers.
+@Suite struct CallerCacheCapacityTests {
+    @Test func pastItsCapacity_theCacheStartsOver() {
+        let cache = CallerCache(capacity: 2)
+        let entry = { (id: Int64) in CallerCache.Entry(caller: Caller(userID: id, tokenID: nil), relationsVersion: 0) }
+        cache.remember(entry(1), as: "one")
+        cache.remember(entry(2), as: "two")
+        #expect(cache.entry("one")?.caller.userID == 1)
+        cache.remember(entry(3), as: "three")
+        #expect(cache.entry("one") == nil && cache.entry("two") == nil)
+        #expect(cache.entry("three")?.caller.userID == 3)
+        cache.forget("three")
+        #expect(cache.entry("three") == nil)
     }
 }
