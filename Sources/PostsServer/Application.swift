@@ -89,6 +89,7 @@ public final class Application: Sendable {
         ProfileRoutes.register(on: &routes, profiles: profiles, images: images, blockedWords: blockedWords)
         PostRoutes.register(on: &routes, posts: posts, uploadDirectory: configuration.uploadDirectory,
                             blockedWords: blockedWords)
+        SearchRoutes.register(on: &routes, search: SearchService(pool: pool), tags: TagService(pool: pool, clock: clock))
         UploadRoutes.register(on: &routes, images: images)
         LikeRoutes.register(on: &routes, likes: LikeService(pool: pool, effects: effects))
         CommentRoutes.register(on: &routes, comments: comments, blockedWords: blockedWords)

@@ -188,6 +188,20 @@ import TestSupport
                 }
                 return users.contains(scene.authorID)
             }
+        case .search:
+            // A word and a tag of this scene's own: posts found by the word, the tag's page,
+            // and the author found by name.
+            let word = "walk\(scene.authorID)x"
+            let post = try author.createPost("\(word) #\(word)").id
+            let username = try #require((try author.get("/api/me").json["profile"] as? [String: Any])?["username"] as? String)
+            return {
+                let found = try ids(try viewer.get("/api/search?q=\(word)").json["posts"]).contains(post)
+                let tagged = try ids(try viewer.get("/api/tags/\(word)/posts").json["posts"]).contains(post)
+                let people = try userIDs(try viewer.get("/api/search?type=people&q=\(username)").json["profiles"])
+                    .contains(scene.authorID)
+                #expect(found == tagged && tagged == people, "posts \(found), tag page \(tagged), people \(people)")
+                return found && tagged && people
+            }
         case .eventStream:
             let since = try ChangeLogTests.position(viewer)
             _ = try author.createPost("by the author")

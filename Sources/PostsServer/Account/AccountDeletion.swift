@@ -111,8 +111,10 @@ struct AccountDeletion: Sendable {
             p AS (
                 UPDATE posts SET title = '[deleted]', summary = '', body = '', image_url = NULL, image_width = NULL,
                                  image_height = NULL, location_tag = NULL, timezone = 'UTC', ai_generated = false, deleted = true,
-                                 mentions = NULL, user_id = \(reserved)
+                                 mentions = NULL, tags = NULL, user_id = \(reserved)
                 WHERE id = ANY(\(ids)) RETURNING *
+            ), untagged AS (
+                DELETE FROM post_tags WHERE post_id = ANY(\(ids))
             ), moved AS (
                 SELECT user_id, -count(*) AS n FROM old GROUP BY user_id
                 UNION ALL SELECT \(reserved), (SELECT count(*) FROM p)

@@ -69,6 +69,14 @@ extension CommentService {
                            on connection: PostgresConnection) throws -> [UInt8] {
         // No lookup at all for a text without a candidate `@name` (most of them).
         let mentions = try Mentions.resolve([("body", body)], on: connection)
+        let tags = try Hashtags.resolve([("body", body)], on: connection)
+        let tagging: SQLQuery = tags.isEmpty ? "" : """
+            named_tags AS (SELECT * FROM tag_ids(\(PostgresArray(Hashtags.names(tags)))::text[])),
+            comment_tagged AS (
+                INSERT INTO comment_tags (tag_id, comment_id, author_id, created_at)
+                SELECT t.tag_id, c.id, c.user_id, c.created_at FROM c, named_tags t
+            ),
+            """
         let top = thread?.top
         let threadUpdate: SQLQuery = top == nil ? "" : """
             thread AS (
@@ -85,10 +93,11 @@ extension CommentService {
                 RETURNING id, user_id, parent_id, comment_count
             ),
             \(threadUpdate)c AS (
-                INSERT INTO comments (post_id, user_id, body, reply_to, mentions)
-                SELECT id, \(caller.userID), \(body), \(top)::uuid, \(Mentions.column(mentions))::json FROM post RETURNING *
+                INSERT INTO comments (post_id, user_id, body, reply_to, mentions, tags)
+                SELECT id, \(caller.userID), \(body), \(top)::uuid, \(Mentions.column(mentions))::json,
+                       \(Hashtags.column(tags))::json FROM post RETURNING *
             ),
-            \(EventTable.commentCreated.cte([
+            \(tagging)            \(EventTable.commentCreated.cte([
                 "seq": "1", "comment": "c.id", "post": "post.id", "post_parent": "post.parent_id", "post_author": "post.user_id",
                 "reply_to": "c.reply_to", "reply_to_author": "\(thread?.author)::bigint", "actor": "c.user_id",
                 "json": "\(unsafeSQL: CommentShape.json)", "comment_count": "post.comment_count",

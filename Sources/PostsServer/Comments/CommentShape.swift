@@ -13,6 +13,7 @@ enum CommentShape {
         ResourceField("reply_count", "c.reply_count", .count),
         ResourceField("like_count", "c.like_count", .count),
         ResourceField("mentions", "c.mentions", .jsonArray),
+        ResourceField("tags", "c.tags", .jsonArray),
         ResourceField("profile", "pr", .object(ProfileShape.shape)),
     ])
 

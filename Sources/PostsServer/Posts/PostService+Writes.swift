@@ -40,8 +40,9 @@ extension PostService {
         let imageWidth: Int32? = image.map { Int32($0.width) }
         let imageHeight: Int32? = image.map { Int32($0.height) }
         // No lookup at all when no field holds a candidate `@name` (most posts).
-        let mentions = try Mentions.resolve([("title", draft.title), ("summary", draft.summary), ("body", draft.body)],
-                                            on: connection)
+        let texts = [("title", draft.title), ("summary", draft.summary), ("body", draft.body)]
+        let mentions = try Mentions.resolve(texts, on: connection)
+        let tags = try Hashtags.resolve(texts, on: connection)
         let query: SQLQuery = """
             WITH parent AS (
                 UPDATE posts SET child_count = child_count + 1
@@ -50,16 +51,17 @@ extension PostService {
                 RETURNING id, user_id, child_count
             ), p AS (
                 INSERT INTO posts (user_id, parent_id, title, summary, body, image_url, image_width, image_height,
-                                   timezone, location_tag, ai_generated, mentions)
+                                   timezone, location_tag, ai_generated, mentions, tags)
                 SELECT \(caller.userID), \(parentID)::bigint, \(draft.title), \(draft.summary), \(draft.body),
                        \(imageURL)::text, \(imageWidth)::int, \(imageHeight)::int,
-                       \(draft.timezone), \(locationTag)::text, \(draft.aiGenerated), \(Mentions.column(mentions))::json
+                       \(draft.timezone), \(locationTag)::text, \(draft.aiGenerated), \(Mentions.column(mentions))::json,
+                       \(Hashtags.column(tags))::json
                 WHERE \(parentID)::bigint IS NULL OR EXISTS (SELECT 1 FROM parent)
                 RETURNING *
             ), counted AS (
                 UPDATE profiles pr SET posts_count = posts_count + 1 WHERE user_id = \(caller.userID) AND EXISTS (SELECT 1 FROM p)
                 RETURNING pr.*
-            ),
+            )\(tags.isEmpty ? "" : Hashtags.postTagging(Hashtags.names(tags), edit: false)),
             \(EventTable.postCreated.cte([
                 "seq": "1", "post": "p.id", "author": "p.user_id", "parent": "p.parent_id", "parent_author": "parent.user_id",
                 "parent_child_count": "parent.child_count", "created_at": "p.created_at", "json": "\(unsafeSQL: PostShape.json)",
@@ -118,6 +120,8 @@ extension PostService {
                 let summary: String? = edits.summary
                 let body: String? = edits.body
                 let mentions = try Self.mentions(after: edits, of: owned, on: connection)
+                let tags = try Hashtags.after(Self.editedTexts(edits), keeping: owned.tags, fieldOrder: Self.textFields,
+                                              on: connection)
                 let before = Set(Mentions.decode(owned.mentions).map(\.userID))
                 let after = mentions.map { Set($0.map(\.userID)) } ?? before
                 let changesLocation: Bool = edits.locationTag != nil
@@ -136,9 +140,10 @@ extension PostService {
                             image_width = CASE WHEN \(imageURL)::text IS NULL THEN image_width ELSE \(imageWidth)::int END,
                             image_height = CASE WHEN \(imageURL)::text IS NULL THEN image_height ELSE \(imageHeight)::int END,
                             mentions = CASE WHEN \(mentions != nil) THEN \(mentions.map { Mentions.column($0) } ?? nil)::json
-                                            ELSE mentions END
+                                            ELSE mentions END,
+                            tags = CASE WHEN \(tags != nil) THEN \(tags.map { Hashtags.column($0) } ?? nil)::json ELSE tags END
                         WHERE id = \(id) RETURNING *
-                    ),
+                    )\(tags.map { Hashtags.postTagging(Hashtags.names($0), edit: true) } ?? ""),
                     \(EventTable.postUpdated.cte([
                         "seq": "1", "post": "p.id", "parent": "p.parent_id", "actor": "\(caller.userID)",
                         "json": "\(unsafeSQL: PostShape.json)", "moved": "false", "old_parent": "NULL",
@@ -163,24 +168,35 @@ extension PostService {
     /// The post, read without a lock (no write, so no xid yet: see ChangeLog): 404 if there
     /// is none, 403 if it is another's.
     func owned(_ id: Int64, by caller: Caller, on connection: PostgresConnection) throws -> OwnedPost {
-        try checkOwner(connection.query("SELECT user_id, parent_id, image_url, deleted, NULL::text AS mentions FROM posts WHERE id = \(id)").first, caller)
+        try checkOwner(connection.query("""
+            SELECT user_id, parent_id, image_url, deleted, NULL::text AS mentions, NULL::text AS tags FROM posts WHERE id = \(id)
+            """).first, caller)
     }
 
     struct OwnedPost {
         let parentID: Int64?
         let imageURL: String?
-        /// The `mentions` column as it was (read by `lockOwned`, for an edit).
+        /// The `mentions` and `tags` columns as they were (read by `lockOwned`, for an edit).
         var mentions: String? = nil
+        var tags: String? = nil
+    }
+
+    /// The text fields, in the order their mentions and tags are listed.
+    static let textFields = ["title", "summary", "body"]
+
+    /// The text fields an edit changes.
+    static func editedTexts(_ edits: PostEdits) -> [(field: String, text: String)] {
+        [("title", edits.title), ("summary", edits.summary), ("body", edits.body)]
+            .compactMap { field, text in text.map { (field: field, text: $0) } }
     }
 
     /// An edit's mentions: the edited fields parsed again (names resolved as of now), the
     /// others' kept as they were (a mention of a user renamed since stays theirs). nil (no
     /// change) when no text field is edited.
     static func mentions(after edits: PostEdits, of post: OwnedPost, on connection: PostgresConnection) throws -> [Mention]? {
-        let edited = [("title", edits.title), ("summary", edits.summary), ("body", edits.body)]
-            .compactMap { field, text in text.map { (field: field, text: $0) } }
+        let edited = editedTexts(edits)
         guard !edited.isEmpty else { return nil }
-        let fieldOrder = ["title", "summary", "body"]
+        let fieldOrder = textFields
         let editedFields = Set(edited.map(\.field))
         let kept = Mentions.decode(post.mentions).filter { !editedFields.contains($0.field) }
         let merged = (kept + (try Mentions.resolve(edited, on: connection))).sorted {
@@ -203,7 +219,8 @@ extension PostService {
     /// Locks the post's row for this transaction: 404 if there is none, 403 if it is another's.
     func lockOwned(_ id: Int64, by caller: Caller, on connection: PostgresConnection) throws -> OwnedPost {
         try checkOwner(connection.query("""
-            SELECT user_id, parent_id, image_url, deleted, mentions::text AS mentions FROM posts WHERE id = \(id) FOR UPDATE
+            SELECT user_id, parent_id, image_url, deleted, mentions::text AS mentions, tags::text AS tags
+            FROM posts WHERE id = \(id) FOR UPDATE
             """).first, caller)
     }
 
@@ -215,7 +232,9 @@ extension PostService {
             throw APIError.forbidden("only the post's author may change it")
         }
         let mentions: String? = try row.decode("mentions")
-        return OwnedPost(parentID: try row.decode("parent_id"), imageURL: try row.decode("image_url"), mentions: mentions)
+        let tags: String? = try row.decode("tags")
+        return OwnedPost(parentID: try row.decode("parent_id"), imageURL: try row.decode("image_url"), mentions: mentions,
+                         tags: tags)
     }
 }
 

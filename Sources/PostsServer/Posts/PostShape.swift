@@ -23,6 +23,7 @@ enum PostShape {
         ResourceField("comment_count", "p.comment_count", .count),
         ResourceField("deleted", "p.deleted", .flag),
         ResourceField("mentions", "p.mentions", .jsonArray),
+        ResourceField("tags", "p.tags", .jsonArray),
     ])
 
     static let columns = shape.selectList()

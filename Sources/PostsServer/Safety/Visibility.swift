@@ -40,6 +40,8 @@ enum Visibility {
         case changes
         /// `/api/events`.
         case eventStream
+        /// Search (posts and people) and tag pages.
+        case search
     }
 
     enum Reason: String, CaseIterable, Sendable {
@@ -55,7 +57,7 @@ enum Visibility {
             switch surface {
             case .postRead, .commentRead: return false
             case .postList, .feed, .commentList, .likers, .people, .notifications, .notificationStream, .push, .changes,
-                 .eventStream: return true
+                 .eventStream, .search: return true
             }
         }
     }

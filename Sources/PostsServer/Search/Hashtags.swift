@@ -1,0 +1,99 @@
+import Foundation
+import HTTP
+import Postgres
+
+/// API.md's tag of a post or comment: its folded name and where its `#` stands.
+struct Hashtag: Codable, Sendable, Equatable {
+    let name: String
+    let field: String
+    let start: Int
+    let end: Int
+}
+
+/// A write's hashtags: found by `HashtagParser`, their names folded by the database's
+/// `search_fold` (the function search folds with, so a tag and a search for its word agree),
+/// kept in the row's `tags` column for reads (as `mentions` is: no join on a page) and in
+/// `post_tags` / `comment_tags` by tag id for tag pages, counts and trending.
+enum Hashtags {
+    /// The text fields' tags, in field order, then by offset. No round trip when no text
+    /// holds a `#` candidate (most posts); else one, to fold the names.
+    static func resolve(_ fields: [(field: String, text: String)], on connection: PostgresConnection) throws -> [Hashtag] {
+        let parser = HashtagParser()
+        let found = fields.flatMap { field in parser.tags(in: field.text).map { (field: field.field, tag: $0) } }
+        guard !found.isEmpty else { return [] }
+        let folded = try connection.query("""
+            SELECT search_fold(n) AS name FROM unnest(\(PostgresArray(found.map(\.tag.name)))::text[]) WITH ORDINALITY u(n, i) ORDER BY i
+            """).rows.map { try $0.decode("name", as: String.self) }
+        // A name of marks alone folds to nothing: no tag.
+        return zip(found, folded).compactMap { found, name in
+            name.isEmpty ? nil : Hashtag(name: name, field: found.field, start: found.tag.start, end: found.tag.end)
+        }
+    }
+
+    /// The distinct names, sorted: what `tag_ids` is given.
+    static func names(_ tags: [Hashtag]) -> [String] {
+        Array(Set(tags.map(\.name))).sorted()
+    }
+
+    /// The value of a `tags` column: NULL for none.
+    static func column(_ tags: [Hashtag]) -> String? {
+        guard !tags.isEmpty else { return nil }
+        var out: [UInt8] = [UInt8(ascii: "[")]
+        for (index, tag) in tags.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            out += #"{"name":"#.utf8
+            JSONText.appendQuoted(tag.name, to: &out)
+            out += #","field":"#.utf8
+            JSONText.appendQuoted(tag.field, to: &out)
+            out += #","start":"#.utf8
+            RowJSON.appendInteger(Int64(tag.start), to: &out)
+            out += #","end":"#.utf8
+            RowJSON.appendInteger(Int64(tag.end), to: &out)
+            out.append(UInt8(ascii: "}"))
+        }
+        out.append(UInt8(ascii: "]"))
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// A `tags` column's value read back (a post's, before an edit).
+    static func decode(_ json: String?) -> [Hashtag] {
+        guard let json else { return [] }
+        return (try? JSONDecoder().decode([Hashtag].self, from: Data(json.utf8))) ?? []
+    }
+
+    /// An edit's tags: the edited fields parsed again, the others' kept; nil (no change)
+    /// when no text field is edited.
+    static func after(_ edited: [(field: String, text: String)], keeping old: String?, fieldOrder: [String],
+                      on connection: PostgresConnection) throws -> [Hashtag]? {
+        guard !edited.isEmpty else { return nil }
+        let editedFields = Set(edited.map(\.field))
+        let kept = decode(old).filter { !editedFields.contains($0.field) }
+        return (kept + (try resolve(edited, on: connection))).sorted {
+            $0.field == $1.field ? $0.start < $1.start
+                : (fieldOrder.firstIndex(of: $0.field) ?? 0) < (fieldOrder.firstIndex(of: $1.field) ?? 0)
+        }
+    }
+
+    /// `, post_tagged AS (…)`: the post of the CTE `p` (one row) carries these names' tags
+    /// and no others. For a new post only the insert; for an edit the tags it no longer
+    /// names are taken off too. (`post_tags`' trigger keeps `tags.posts_count`.)
+    static func postTagging(_ names: [String], edit: Bool) -> SQLQuery {
+        var query: SQLQuery = """
+            , named_tags AS (SELECT * FROM tag_ids(\(PostgresArray(names))::text[])),
+            post_tagged AS (
+                INSERT INTO post_tags (tag_id, post_id, author_id, created_at)
+                SELECT t.tag_id, p.id, p.user_id, p.created_at FROM p, named_tags t
+                ON CONFLICT DO NOTHING
+            )
+            """
+        if edit {
+            query.append("""
+                , post_untagged AS (
+                    DELETE FROM post_tags pt USING p
+                    WHERE pt.post_id = p.id AND pt.tag_id NOT IN (SELECT tag_id FROM named_tags)
+                )
+                """)
+        }
+        return query
+    }
+}

@@ -1,0 +1,129 @@
+import Postgres
+
+/// `GET /api/search`: posts by their words, people by their names, tags by theirs, each
+/// one statement through the one visibility policy (`Visibility.Surface.search`).
+///
+/// Posts: the generated `posts.search` column (migration 0021: title A, summary B, body C,
+/// folded by `search_fold`, CJK runs in pairs) and its GIN index, queried with
+/// `search_query` (web-search syntax, folded the same way). The query is computed once per
+/// statement (the `s` subquery), not per row. Relevance is `ts_rank` (which weighs A over B
+/// over C), then the newer post; the cursor is the last (rank, id), so pages neither repeat
+/// nor skip however ties fall. The cost of a search is that of its matches: the GIN index
+/// finds them, and each match's rank is read from its row.
+///
+/// People: trigram indexes (`pg_trgm`) of the folded username and full name: a prefix of
+/// the username, a username like the query (`ashh` finds `ash_n`), or a word of the full
+/// name like it. The exact username first, then people the caller follows, then by
+/// followers.
+struct SearchService: Sendable {
+    let pool: ConnectionPool
+
+    enum Sort: String, Sendable {
+        case relevance, recent
+    }
+
+    struct Page: Sendable {
+        let json: [UInt8]
+        let nextCursor: String?
+    }
+
+    /// What `q` may be (API.md): not empty or white space, at most 256 characters.
+    static func validQuery(_ text: String?) throws(APIError) -> String {
+        guard let text, !text.allSatisfy(\.isWhitespace) else { throw .malformed("q is required: the words to search for") }
+        guard text.count <= 256 else { throw .malformed("q must be at most 256 characters") }
+        return text
+    }
+
+    func posts(_ text: String, sort: Sort, limit: Int, cursor: String?, caller: Caller?) throws -> Page {
+        var query: SQLQuery = """
+            SELECT \(unsafeSQL: PostShape.columns)\(PostShape.likedByMe(caller: caller)),
+                   ts_rank(p.search, s.q)::float8 AS rank
+            FROM (SELECT search_query(\(text)) AS q) s
+            JOIN posts p ON p.search @@ s.q
+            \(unsafeSQL: PostShape.authorJoin)
+            WHERE NOT p.deleted
+            """
+        query.append(Visibility.visible(on: .search, author: "p.user_id", to: caller, suspendedFlag: "pr.suspended"))
+        switch sort {
+        case .relevance:
+            if let cursor = try cursor.map({ text throws(APIError) in try SortKeyCursor(text, length: 2) }) {
+                query.append(" AND (ts_rank(p.search, s.q)::float8, p.id) < (\(SortKeyCursor.rank(cursor.values[0])), \(cursor.values[1]))")
+            }
+            query.append(" ORDER BY rank DESC, p.id DESC LIMIT \(literal: limit + 1)")
+        case .recent:
+            if let cursor = try cursor.map({ text throws(APIError) in try KeysetCursor(text) }) {
+                query.append(cursor.before(created: "p.created_at", id: "p.id"))
+            }
+            query.append(" ORDER BY p.created_at DESC, p.id DESC LIMIT \(literal: limit + 1)")
+        }
+        let rows = try pool.withConnection { try $0.query(query).rows }
+        let (json, last) = try RowJSON.page(rows, limit: limit) { row, out in
+            try PostShape.append(row, withLiked: caller != nil, to: &out)
+        }
+        let next: String? = try last.map { row in
+            switch sort {
+            case .relevance: SortKeyCursor([SortKeyCursor.key(try row.decode("rank")), try row.decode("id")]).text
+            case .recent: try PostShape.cursor(after: row).text
+            }
+        }
+        return Page(json: json, nextCursor: next)
+    }
+
+    func people(_ text: String, limit: Int, cursor: String?, caller: Caller?) throws -> Page {
+        let followed: SQLQuery = caller.map { caller in
+            "EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = \(caller.userID) AND f.followee_id = pr.user_id)"
+        } ?? "false"
+        var matches: SQLQuery = """
+            SELECT \(unsafeSQL: ProfileShape.columns)\(ProfileShape.followedByMe(caller: caller)),
+                   (lower(pr.username) = lower(btrim(\(text))))::int AS exact, (\(followed))::int AS followed
+            FROM (SELECT search_fold(btrim(\(text))) AS f) s
+            JOIN profiles pr ON search_fold(pr.username) LIKE \(unsafeSQL: Self.likePrefix("s.f"))
+                             OR s.f % search_fold(pr.username) OR s.f <% search_fold(pr.full_name)
+            WHERE pr.username <> \(ReservedUser.username)
+            """
+        matches.append(Visibility.visible(on: .search, author: "pr.user_id", to: caller, suspendedFlag: "pr.suspended"))
+        var query: SQLQuery = "SELECT * FROM (\(matches)) m WHERE true"
+        if let cursor = try cursor.map({ text throws(APIError) in try SortKeyCursor(text, length: 4) }) {
+            let key = cursor.values
+            query.append(" AND (m.exact, m.followed, m.followers_count, m.user_id) < (\(key[0]), \(key[1]), \(key[2]), \(key[3]))")
+        }
+        query.append(" ORDER BY m.exact DESC, m.followed DESC, m.followers_count DESC, m.user_id DESC LIMIT \(literal: limit + 1)")
+        let rows = try pool.withConnection { try $0.query(query).rows }
+        let followedByMe = try rows.first.flatMap { row in caller == nil ? nil : try row.position(of: "followed_by_me") }
+        let (json, last) = try RowJSON.page(rows, limit: limit) { row, out in
+            try ProfileShape.append(row, followedByMe: followedByMe, to: &out)
+        }
+        let next = try last.map { row in
+            SortKeyCursor([Int64(try row.decode("exact", as: Int32.self)), Int64(try row.decode("followed", as: Int32.self)),
+                           Int64(try row.decode("followers_count", as: Int32.self)), try row.decode("user_id")]).text
+        }
+        return Page(json: json, nextCursor: next)
+    }
+
+    /// Tags by name: a prefix, or a name like it; the exact name first, then the most used.
+    func tags(_ text: String, limit: Int, cursor: String?) throws -> Page {
+        var query: SQLQuery = """
+            SELECT * FROM (
+                SELECT t.id, t.name, t.posts_count, (t.name = s.f)::int AS exact
+                FROM (SELECT search_fold(ltrim(btrim(\(text)), '#')) AS f) s
+                JOIN tags t ON t.name LIKE \(unsafeSQL: Self.likePrefix("s.f")) OR t.name % s.f
+            ) m WHERE true
+            """
+        if let cursor = try cursor.map({ text throws(APIError) in try SortKeyCursor(text, length: 3) }) {
+            query.append(" AND (m.exact, m.posts_count, m.id) < (\(cursor.values[0]), \(cursor.values[1]), \(cursor.values[2]))")
+        }
+        query.append(" ORDER BY m.exact DESC, m.posts_count DESC, m.id DESC LIMIT \(literal: limit + 1)")
+        let rows = try pool.withConnection { try $0.query(query).rows }
+        let (json, last) = try RowJSON.page(rows, limit: limit) { row, out in try TagShape.append(row, to: &out) }
+        let next = try last.map { row in
+            SortKeyCursor([Int64(try row.decode("exact", as: Int32.self)), Int64(try row.decode("posts_count", as: Int32.self)),
+                           try row.decode("id")]).text
+        }
+        return Page(json: json, nextCursor: next)
+    }
+
+    /// `LIKE` the folded query as a prefix, its own `%`, `_` and `\` taken literally.
+    private static func likePrefix(_ column: String) -> String {
+        #"replace(replace(replace(\#(column), '\', '\\'), '%', '\%'), '_', '\_') || '%'"#
+    }
+}
