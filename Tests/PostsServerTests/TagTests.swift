@@ -119,4 +119,20 @@ import TestSupport
         clock.advance(by: .seconds(24 * 3600 + 1))
         #expect(try names() == [])
     }
+
+    @Test func theDemoSeed_makesTags_countedAsTheRoutesCountThem() throws {
+        let app = try TestApplication.start()
+        defer { app.stop() }
+        let ash = try APIClient.user("ash@example.com", on: app)
+        let seeded = try ash.send("POST", "/api/dev/seed", json: ["users": 5, "posts": 60])
+        #expect(seeded.status == 201, "\(seeded.text)")
+        let trending = try ash.get("/api/tags/trending?limit=100").json["tags"] as? [[String: Any]] ?? []
+        #expect(!trending.isEmpty)
+        let counted = trending.reduce(0) { $0 + ($1["posts_count"] as? Int ?? 0) }
+        let tagged = (try ash.get("/api/posts/recent?limit=100").json["posts"] as? [[String: Any]] ?? [])
+            .filter { !Self.tags($0).isEmpty }.count
+        #expect(counted == tagged)
+        let name = try #require(trending.first?["name"] as? String)
+        #expect(try Self.pageIDs(ash, "/api/tags/\(name)/posts?limit=100").count == trending.first?["posts_count"] as? Int)
+    }
 }

@@ -74,12 +74,13 @@ struct DemoPlan: Sendable, Equatable {
         posts = (0..<postCount).map { index in
             let parent = index < rootCount ? nil : Int.random(in: 0..<index, using: &random)
             if let parent { childCounts[parent] += 1 }
-            let topic = DemoText.topics.randomElement(using: &random)!
+            let topicIndex = Int.random(in: 0..<DemoText.topics.count, using: &random)
+            let topic = DemoText.topics[topicIndex]
             return Post(parent: parent, siblingRank: parent.map { childCounts[$0] },
                         author: Int.random(in: 0..<authorCount, using: &random),
                         title: parent == nil ? "Thoughts on \(topic)" : "Re: \(topic)",
                         summary: DemoText.summaries.randomElement(using: &random)!,
-                        body: DemoText.bodies.randomElement(using: &random)!,
+                        body: DemoText.bodies.randomElement(using: &random)! + " #\(DemoText.topicTags[topicIndex])",
                         locationTag: Bool.random(using: &random) ? DemoText.places.randomElement(using: &random) : nil)
         }
         var likes: [Like] = []

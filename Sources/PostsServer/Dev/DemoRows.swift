@@ -43,6 +43,9 @@ struct DemoRows {
     /// `posts_count` moves with them.
     func insertPosts(_ posts: ArraySlice<DemoPlan.Post>, of plan: [DemoPlan.Post], ids: [Int64], authors: [Int64]) throws {
         guard !posts.isEmpty else { return }
+        let tags = try Hashtags.resolve(many: posts.map { [("title", $0.title), ("summary", $0.summary), ("body", $0.body)] },
+                                        on: connection)
+        let tagged = zip(posts.indices, tags).flatMap { index, tags in Hashtags.names(tags).map { (ids[index], $0) } }
         // Arrays carry no NULL here: 0 and '' stand for none.
         try effects.run("""
             WITH input AS (
@@ -53,15 +56,23 @@ struct DemoRows {
                                      \(PostgresArray(posts.map { authors[$0.author] })),
                                      \(PostgresArray(posts.map(\.title))), \(PostgresArray(posts.map(\.summary))),
                                      \(PostgresArray(posts.map(\.body))), \(PostgresArray(posts.map { $0.locationTag ?? "" })),
-                                     \(PostgresArray(posts.indices.map { Int64(ids.count - $0) })))
+                                     \(PostgresArray(posts.indices.map { Int64(ids.count - $0) })),
+                                     \(PostgresArray(tags.map { Hashtags.column($0) ?? "" })))
                     WITH ORDINALITY AS i(id, parent_id, parent_author, sibling_rank, user_id, title, summary, body, location_tag,
-                                         minutes_ago, k)
+                                         minutes_ago, tags, k)
             ), p AS (
-                INSERT INTO posts (id, user_id, parent_id, title, summary, body, location_tag, created_at)
+                INSERT INTO posts (id, user_id, parent_id, title, summary, body, location_tag, created_at, tags)
                 SELECT id, user_id, nullif(parent_id, 0), title, summary, body, nullif(location_tag, ''),
-                       now() - minutes_ago * interval '1 minute'
+                       now() - minutes_ago * interval '1 minute', nullif(tags, '')::json
                 FROM input ORDER BY k
                 RETURNING *
+            ), named_tags AS (
+                SELECT * FROM tag_ids(\(PostgresArray(Hashtags.names(tags.flatMap { $0 })))::text[])
+            ), post_tagged AS (
+                INSERT INTO post_tags (tag_id, post_id, author_id, created_at)
+                SELECT t.tag_id, p.id, p.user_id, p.created_at
+                FROM unnest(\(PostgresArray(tagged.map(\.0))), \(PostgresArray(tagged.map(\.1)))) AS x(post_id, name)
+                JOIN p ON p.id = x.post_id JOIN named_tags t ON t.tag_name = x.name
             ), counted AS (
                 UPDATE profiles pr SET posts_count = pr.posts_count + n.n
                 FROM (SELECT user_id, count(*) AS n FROM p GROUP BY user_id ORDER BY user_id) n WHERE pr.user_id = n.user_id

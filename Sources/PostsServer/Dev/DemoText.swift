@@ -8,6 +8,10 @@ enum DemoText {
                          "learning the cello", "rainy day museums", "bike commuting", "a found recipe",
                          "street photography", "hiking with kids", "moving cities", "home coffee roasting",
                          "second-hand books", "the first snow", "building a shed", "a weekend by the sea"]
+    /// Each topic's hashtag, in `topics`' order: seeded posts carry them, so tag pages,
+    /// trending and search have something to show.
+    static let topicTags = ["sourdough", "nighttrains", "gardening", "sunsets", "cello", "museums", "bikecommute",
+                            "recipes", "streetphotography", "hiking", "moving", "coffee", "books", "snow", "diy", "seaside"]
     static let summaries = ["A few notes from this week", "What worked and what did not", "Photos inside",
                             "Longer than I meant it to be", "Asking for advice", "A small win"]
     static let bodies = [

@@ -18,15 +18,29 @@ enum Hashtags {
     /// The text fields' tags, in field order, then by offset. No round trip when no text
     /// holds a `#` candidate (most posts); else one, to fold the names.
     static func resolve(_ fields: [(field: String, text: String)], on connection: PostgresConnection) throws -> [Hashtag] {
+        try resolve(many: [fields], on: connection)[0]
+    }
+
+    /// The tags of several rows' text fields (the demo seed's), with one round trip for all.
+    static func resolve(many rows: [[(field: String, text: String)]], on connection: PostgresConnection) throws -> [[Hashtag]] {
         let parser = HashtagParser()
-        let found = fields.flatMap { field in parser.tags(in: field.text).map { (field: field.field, tag: $0) } }
-        guard !found.isEmpty else { return [] }
-        let folded = try connection.query("""
-            SELECT search_fold(n) AS name FROM unnest(\(PostgresArray(found.map(\.tag.name)))::text[]) WITH ORDINALITY u(n, i) ORDER BY i
-            """).rows.map { try $0.decode("name", as: String.self) }
+        let found = rows.map { fields in
+            fields.flatMap { field in parser.tags(in: field.text).map { (field: field.field, tag: $0) } }
+        }
+        let written = Array(Set(found.flatMap { $0.map(\.tag.name) })).sorted()
+        guard !written.isEmpty else { return rows.map { _ in [] } }
+        var folded: [String: String] = [:]
+        for row in try connection.query("""
+            SELECT n AS written, search_fold(n) AS name FROM unnest(\(PostgresArray(written))::text[]) n
+            """).rows {
+            folded[try row.decode("written")] = try row.decode("name")
+        }
         // A name of marks alone folds to nothing: no tag.
-        return zip(found, folded).compactMap { found, name in
-            name.isEmpty ? nil : Hashtag(name: name, field: found.field, start: found.tag.start, end: found.tag.end)
+        return found.map { tags in
+            tags.compactMap { found in
+                guard let name = folded[found.tag.name], !name.isEmpty else { return nil }
+                return Hashtag(name: name, field: found.field, start: found.tag.start, end: found.tag.end)
+            }
         }
     }
 
