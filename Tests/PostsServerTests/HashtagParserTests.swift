@@ -73,6 +73,13 @@ import Testing
         #expect(names("#a1 #2024_recap #_") == ["a1", "2024_recap", "_"])
     }
 
+    @Test func namesWithoutALetter_areNoTags() {
+        // NFKC folds "²" and "①" to "2" and "1": a digits-only name under another spelling.
+        #expect(parse("#² #①").isEmpty)
+        // Marks alone fold to nothing at all (accents are removed): no name.
+        #expect(parse("#\u{301} #\u{301}\u{302} #1\u{301}").isEmpty)
+    }
+
     @Test func anyScript_isAName() {
         let texts = ["#東京", "#ラーメン", "#北京烤鸭", "#مرحبا", "#서울", "#Москва", "#Ἀθῆναι", "#हिन्दी", "#ไทย"]
         for text in texts {

@@ -9,8 +9,10 @@
 ///   character nor one of `# & / .` (`C#`, `&#38;`, `site.org/#top`, `a.#b` and `##x` tag
 ///   nothing). White space, punctuation such as `(` or `,`, symbols and emoji may precede it.
 /// - The name is the longest run of name characters after the `#` (`#a-b` is the tag `a`),
-///   holding at least one that is not a digit (`#1` is a number, not a tag: as on Mastodon),
-///   and at most `maxLength` scalars: a longer run is no tag at all.
+///   holding at least one letter (Unicode's Alphabetic) or `_` (`#1` is a number, not a
+///   tag: as on Mastodon; so are `#²` and `#①`, which NFKC folds to digits, and a run of
+///   combining marks alone, which accent folding empties), and at most `maxLength`
+///   scalars: a longer run is no tag at all.
 /// - At most `maxTags` per text, in order.
 ///
 /// The name is returned as written; it is folded (NFKC, accents, case) by the database's
@@ -46,14 +48,14 @@ struct HashtagParser: Sendable {
             guard Self.mayPrecede(UTF8Scalars.scalar(before: hash, in: bytes)) else { continue }
             var end = hash + 1
             var scalars = 0
-            var hasNonDigit = false
+            var hasLetter = false
             while let (scalar, length) = UTF8Scalars.scalar(at: end, in: bytes), MentionParser.isWordCharacter(scalar) {
-                if scalar.properties.generalCategory != .decimalNumber { hasNonDigit = true }
+                if scalar == "_" || scalar.properties.isAlphabetic { hasLetter = true }
                 scalars += 1
                 end += length
             }
             index = end
-            guard scalars > 0, scalars <= Self.maxLength, hasNonDigit else { continue }
+            guard scalars > 0, scalars <= Self.maxLength, hasLetter else { continue }
             let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[(hash + 1)..<end]), as: UTF8.self)
             found.append(Found(start: hash, end: end, name: name))
         }
