@@ -26,13 +26,6 @@ public struct Mention: Codable, Sendable, Equatable, Hashable {
     /// The mention's range in `text` (the field it names), or nil when the offsets do not
     /// fall on character boundaries of it.
     public func range(in text: String) -> Range<String.Index>? {
-        let utf8 = text.utf8
-        guard start >= 0, start <= end, end <= utf8.count,
-              let lower = utf8.index(utf8.startIndex, offsetBy: start, limitedBy: utf8.endIndex)
-                .flatMap({ $0.samePosition(in: text) }),
-              let upper = utf8.index(utf8.startIndex, offsetBy: end, limitedBy: utf8.endIndex)
-                .flatMap({ $0.samePosition(in: text) })
-        else { return nil }
-        return lower..<upper
+        text.range(utf8Start: start, end: end)
     }
 }

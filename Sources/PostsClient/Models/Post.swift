@@ -37,6 +37,9 @@ public struct Post: Codable, Sendable, Equatable, Hashable, Identifiable {
     /// The `@username`s of the title, summary and body that name someone. Nil from servers
     /// before mentions.
     public let mentions: [Mention]?
+    /// The `#tags` of the title, summary and body, in order; empty from servers before
+    /// tags (never nil, unlike `mentions`: no tag and no tags known look the same to a reader).
+    public let tags: [Hashtag]
 
     /// Whether this is a tombstone (see `deleted`): show it as removed, offer no actions.
     public var isTombstone: Bool { deleted ?? false }
@@ -60,13 +63,14 @@ public struct Post: Codable, Sendable, Equatable, Hashable, Identifiable {
         case likedByMe = "liked_by_me"
         case deleted
         case mentions
+        case tags
     }
 
     public init(id: Int, userID: Int, parentID: Int?, title: String, summary: String, body: String,
                 imageURL: String?, imageWidth: Int? = nil, imageHeight: Int? = nil, createdAt: Date,
                 timezone: String, locationTag: String?, aiGenerated: Bool, authorName: String?,
                 childCount: Int, likeCount: Int, commentCount: Int, likedByMe: Bool?, deleted: Bool? = false,
-                mentions: [Mention]? = []) {
+                mentions: [Mention]? = [], tags: [Hashtag] = []) {
         self.id = id
         self.userID = userID
         self.parentID = parentID
@@ -87,5 +91,32 @@ public struct Post: Codable, Sendable, Equatable, Hashable, Identifiable {
         self.likedByMe = likedByMe
         self.deleted = deleted
         self.mentions = mentions
+        self.tags = tags
+    }
+
+    /// Written out for `tags` alone: a server before tags sends none (or null), which is [].
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(Int.self, forKey: .id)
+        userID = try container.decode(Int.self, forKey: .userID)
+        parentID = try container.decodeIfPresent(Int.self, forKey: .parentID)
+        title = try container.decode(String.self, forKey: .title)
+        summary = try container.decode(String.self, forKey: .summary)
+        body = try container.decode(String.self, forKey: .body)
+        imageURL = try container.decodeIfPresent(String.self, forKey: .imageURL)
+        imageWidth = try container.decodeIfPresent(Int.self, forKey: .imageWidth)
+        imageHeight = try container.decodeIfPresent(Int.self, forKey: .imageHeight)
+        createdAt = try container.decode(Date.self, forKey: .createdAt)
+        timezone = try container.decode(String.self, forKey: .timezone)
+        locationTag = try container.decodeIfPresent(String.self, forKey: .locationTag)
+        aiGenerated = try container.decode(Bool.self, forKey: .aiGenerated)
+        authorName = try container.decodeIfPresent(String.self, forKey: .authorName)
+        childCount = try container.decode(Int.self, forKey: .childCount)
+        likeCount = try container.decode(Int.self, forKey: .likeCount)
+        commentCount = try container.decode(Int.self, forKey: .commentCount)
+        likedByMe = try container.decodeIfPresent(Bool.self, forKey: .likedByMe)
+        deleted = try container.decodeIfPresent(Bool.self, forKey: .deleted)
+        mentions = try container.decodeIfPresent([Mention].self, forKey: .mentions)
+        tags = try container.decodeIfPresent([Hashtag].self, forKey: .tags) ?? []
     }
 }
