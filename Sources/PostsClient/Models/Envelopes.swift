@@ -90,3 +90,26 @@ struct MailboxEnvelope: Decodable { let messages: [MailboxMessage] }
 
 /// An answer whose only news is that it succeeded (`{"status":"success"}`).
 struct SuccessEnvelope: Decodable { let status: String }
+
+/// A page of search: its items are under `posts`, `profiles` or `tags`, as the search's
+/// type says; the one of them present is the page.
+struct SearchPageEnvelope<Item: Decodable & Sendable>: Decodable, Sendable {
+    let items: [Item]
+    let nextCursor: String?
+
+    enum CodingKeys: String, CodingKey { case posts, profiles, tags, nextCursor = "next_cursor" }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        guard let key = [CodingKeys.posts, .profiles, .tags].first(where: container.contains) else {
+            throw DecodingError.keyNotFound(CodingKeys.posts, .init(codingPath: decoder.codingPath,
+                debugDescription: "A search answer holds posts, profiles or tags"))
+        }
+        items = try container.decode([Item].self, forKey: key)
+        nextCursor = try container.decodeIfPresent(String.self, forKey: .nextCursor)
+    }
+}
+
+struct TagEnvelope: Decodable { let tag: TagSummary }
+
+struct TrendingTagsEnvelope: Decodable { let tags: [TrendingTag] }

@@ -86,13 +86,14 @@ public struct PageSequence<Item: Sendable>: AsyncSequence, Sendable {
 
 extension PostsClient {
     /// A listing route as a `PageSequence`: `limit` and `cursor` in the query, each answer
-    /// made into a page by `page`.
+    /// made into a page by `page`. A nil `pageSize` sends no `limit`: the server's default.
     func pages<Envelope: Decodable & Sendable, Item: Sendable>(
-        of envelope: Envelope.Type, _ path: String, query: [(String, String)] = [], pageSize: Int,
+        of envelope: Envelope.Type, _ path: String, query: [(String, String)] = [], pageSize: Int?,
         page: @escaping @Sendable (Envelope) -> Page<Item>
     ) -> PageSequence<Item> {
         PageSequence { [self] cursor in
-            var items = query + [("limit", String(pageSize))]
+            var items = query
+            if let pageSize { items.append(("limit", String(pageSize))) }
             if let cursor { items.append(("cursor", cursor)) }
             return page(try await send(APIRequest("GET", path, query: items), as: Envelope.self))
         }

@@ -86,6 +86,14 @@ struct APIRequest: Sendable {
         return url
     }
 
+    /// A text as one segment of `path` (a tag's name): `/`, `?`, `#` and `%` cannot
+    /// change the route. A segment of dots alone would be read as `.` or `..` and move up
+    /// the path, so its dots are escaped too.
+    static func pathSegment(_ text: String) -> String {
+        guard text.isEmpty || text.contains(where: { $0 != "." }) else { return String(repeating: "%2E", count: text.count) }
+        return escaped(text)
+    }
+
     /// Only unreserved characters stay as they are: `+` or `&` in an email must not change
     /// the query.
     private static func escaped(_ text: String) -> String {
