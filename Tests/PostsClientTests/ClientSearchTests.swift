@@ -12,17 +12,18 @@ import struct PostsClient.Comment
         defer { server.stop() }
         let ash = try await server.signedIn("ash@example.com")
         let post = try await ash.createPost(NewPost(title: "#Café opens", summary: "s", body: "near the #harbour"))
-        #expect(post.tags == [Hashtag(name: "Café", field: "title", start: 0, end: 6),
+        // Names come folded (API.md: `#Café`, `#CAFE` and `#cafe` are one tag); offsets name the text as written.
+        #expect(post.tags == [Hashtag(name: "cafe", field: "title", start: 0, end: 6),
                               Hashtag(name: "harbour", field: "body", start: 9, end: 17)])
         #expect(post.tags.first.flatMap { $0.range(in: post.title) }.map { String(post.title[$0]) } == "#Café")
         _ = try await ash.createPost(NewPost(title: "unrelated", summary: "s", body: "b"))
 
         #expect(try await ash.search("cafe").collect().map(\.id) == [post.id])
         #expect(try await server.client().search("CAFÉ", sort: .recent).collect().map(\.id) == [post.id])
-        #expect(try await ash.post(id: post.id).tags.map(\.name) == ["Café", "harbour"])
+        #expect(try await ash.post(id: post.id).tags.map(\.name) == ["cafe", "harbour"])
 
         let comment = try await ash.addComment("so good 🎉 #Cafe", to: post.id)
-        #expect(comment.tags == [Hashtag(name: "Cafe", field: "body", start: 13, end: 18)])
+        #expect(comment.tags == [Hashtag(name: "cafe", field: "body", start: 13, end: 18)])
 
         let empty = await #expect(throws: PostsAPIError.self) { try await ash.search("   ").collect() }
         #expect(empty?.code == .badRequest)
@@ -57,8 +58,10 @@ import struct PostsClient.Comment
         let ashProfile = try await ash.updateProfile(ProfileUpdate(username: "ash_n", fullName: "Ash North"))
         _ = try await blair.updateProfile(ProfileUpdate(username: "blair", fullName: "Blair Ash"))
 
+        // ash_n by its username's prefix, blair by a word of the full name; neither is exact,
+        // followed or followed more, so both come, in no promised order.
         let found = try await blair.search("ash", type: .people).collect()
-        #expect(found.first?.userID == ashProfile.userID)
+        #expect(Set(found.map(\.userID)) == [ashProfile.userID, try await blair.me().user.id])
         #expect(try await blair.search("ashh", type: .people).collect().map(\.userID).contains(ashProfile.userID))
         #expect(try await blair.search("zzzz", type: .people).collect().isEmpty)
     }

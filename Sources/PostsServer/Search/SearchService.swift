@@ -12,8 +12,8 @@ import Postgres
 /// finds them, and each match's rank is read from its row.
 ///
 /// People: trigram indexes (`pg_trgm`) of the folded username and full name: a prefix of
-/// the username, a username like the query (`ashh` finds `ash_n`), or a word of the full
-/// name like it. The exact username first, then people the caller follows, then by
+/// the username, or a username or a word of the full name like the query (`ashh` finds
+/// `ash_n`; word similarity, 0.6: plain similarity, 0.3, found `user5678` for `user12`). The exact username first, then people the caller follows, then by
 /// followers.
 struct SearchService: Sendable {
     let pool: ConnectionPool
@@ -70,16 +70,23 @@ struct SearchService: Sendable {
     }
 
     func people(_ text: String, limit: Int, cursor: String?, caller: Caller?) throws -> Page {
+        // The query folded where the indexes can use it: a value of the statement, computed
+        // once, not a column of a join (which left the planner a scan of every profile). One
+        // arm per index: as one OR, the planner preferred to test every profile (25 ms for
+        // 10,000 against 7 ms this way, a prefix a thousand names share).
+        let folded: SQLQuery = "search_fold(btrim(\(text)))"
         let followed: SQLQuery = caller.map { caller in
             "EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = \(caller.userID) AND f.followee_id = pr.user_id)"
         } ?? "false"
         var matches: SQLQuery = """
             SELECT \(unsafeSQL: ProfileShape.columns)\(ProfileShape.followedByMe(caller: caller)),
                    (lower(pr.username) = lower(btrim(\(text))))::int AS exact, (\(followed))::int AS followed
-            FROM (SELECT search_fold(btrim(\(text))) AS f) s
-            JOIN profiles pr ON search_fold(pr.username) LIKE \(unsafeSQL: Self.likePrefix("s.f"))
-                             OR s.f % search_fold(pr.username) OR s.f <% search_fold(pr.full_name)
-            WHERE pr.username <> \(ReservedUser.username)
+            FROM profiles pr
+            WHERE pr.user_id IN (
+                SELECT user_id FROM profiles WHERE search_username LIKE \(Self.likePrefix(folded))
+                UNION SELECT user_id FROM profiles WHERE \(folded) <% search_username
+                UNION SELECT user_id FROM profiles WHERE \(folded) <% search_full_name
+            ) AND pr.username <> \(ReservedUser.username)
             """
         matches.append(Visibility.visible(on: .search, author: "pr.user_id", to: caller, suspendedFlag: "pr.suspended"))
         var query: SQLQuery = "SELECT * FROM (\(matches)) m WHERE true"
@@ -102,11 +109,11 @@ struct SearchService: Sendable {
 
     /// Tags by name: a prefix, or a name like it; the exact name first, then the most used.
     func tags(_ text: String, limit: Int, cursor: String?) throws -> Page {
+        let folded: SQLQuery = "search_fold(ltrim(btrim(\(text)), '#'))"
         var query: SQLQuery = """
             SELECT * FROM (
-                SELECT t.id, t.name, t.posts_count, (t.name = s.f)::int AS exact
-                FROM (SELECT search_fold(ltrim(btrim(\(text)), '#')) AS f) s
-                JOIN tags t ON t.name LIKE \(unsafeSQL: Self.likePrefix("s.f")) OR t.name % s.f
+                SELECT t.id, t.name, t.posts_count, (t.name = \(folded))::int AS exact
+                FROM tags t WHERE t.name LIKE \(Self.likePrefix(folded)) OR t.name % \(folded)
             ) m WHERE true
             """
         if let cursor = try cursor.map({ text throws(APIError) in try SortKeyCursor(text, length: 3) }) {
@@ -123,7 +130,7 @@ struct SearchService: Sendable {
     }
 
     /// `LIKE` the folded query as a prefix, its own `%`, `_` and `\` taken literally.
-    private static func likePrefix(_ column: String) -> String {
-        #"replace(replace(replace(\#(column), '\', '\\'), '%', '\%'), '_', '\_') || '%'"#
+    private static func likePrefix(_ folded: SQLQuery) -> SQLQuery {
+        #"replace(replace(replace(\#(folded), '\', '\\'), '%', '\%'), '_', '\_') || '%'"#
     }
 }
