@@ -59,7 +59,7 @@ start_server() {
 stop_server() { kill "$server"; wait "$server" 2>/dev/null || true; bench_pids=(); }
 
 run() {  # kind connections -> "req/s p50 p99 errors"
-    SEARCH=$1 wrk -t2 -c"$2" -d"${secs}s" --latency -s bench/lua/search.lua "http://127.0.0.1:$port" |
+    SEARCH=$1 wrk -t"$(( $2 < 2 ? 1 : 2 ))" -c"$2" -d"${secs}s" --latency -s bench/lua/search.lua "http://127.0.0.1:$port" |
         awk '$1 == "RESULT" { printf "%.0f %.1f %.1f %d\n", $2, $3, $4, $5 }'
 }
 
@@ -70,9 +70,12 @@ for size in $sizes; do
     psql -q "$url" -c "$(retext_sql)" >/dev/null
     psql -q "$url" -c "VACUUM ANALYZE" >/dev/null
     start_server "$url"
+    # Latency with one connection (a request's own time) and with as many as the pool has
+    # (four requests sharing two cores with wrk and PostgreSQL).
     for kind in one two people tag; do
-        read -r rps p50 p99 errors <<<"$(run "$kind" "$pool")"
-        table+="| $size | $kind | $rps | $p50 | $p99 | $errors |"$'\n'
+        read -r _ p50 p99 errors <<<"$(run "$kind" 1)"
+        read -r rps p50_pool p99_pool errors_pool <<<"$(run "$kind" "$pool")"
+        table+="| $size | $kind | $p50 | $p99 | $rps | $p50_pool | $p99_pool | $((errors + errors_pool)) |"$'\n'
     done
     # The database's own time for a two-word query, first page.
     echo "== $size posts: EXPLAIN ANALYZE of a two-word search (w1000 w2000)" >&2
@@ -81,24 +84,29 @@ EXPLAIN (ANALYZE, BUFFERS) SELECT p.id, ts_rank(p.search, s.q)::float8 AS rank
 FROM (SELECT search_query('w1000 w2000') AS q) s JOIN posts p ON p.search @@ s.q
 WHERE NOT p.deleted ORDER BY rank DESC, p.id DESC LIMIT 21;
 SQL
-    # Writes: with the column and its index, then without them (same database, same run).
+    # Writes: with the column and its index, then without them (same database, same run),
+    # posts as long as the seed's (121 words) and as short as a status (35 words).
     with=$(run create 64 | cut -d' ' -f1)
+    with_short=$(TITLE_WORDS=5 SUMMARY_WORDS=5 BODY_WORDS=25 run create 64 | cut -d' ' -f1)
     stop_server
     psql -q "$url" -c "ALTER TABLE posts DROP COLUMN search" >/dev/null
     start_server "$url"
     without=$(run create 64 | cut -d' ' -f1)
+    without_short=$(TITLE_WORDS=5 SUMMARY_WORDS=5 BODY_WORDS=25 run create 64 | cut -d' ' -f1)
     stop_server
-    writes+="| $size | $with | $without | $(awk -v a="$with" -v b="$without" 'BEGIN { printf "%.1f%%", (1 - a / b) * 100 }') |"$'\n'
+    cost() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f%%", (1 - a / b) * 100 }'; }
+    writes+="| $size | 121 | $with | $without | $(cost "$with" "$without") |"$'\n'
+    writes+="| $size | 35 | $with_short | $without_short | $(cost "$with_short" "$without_short") |"$'\n'
     "$shared/bench/pg.sh" stop "$pg_dir" >/dev/null
 done
 
 echo
 echo "## bench/search.sh ($(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, pool $pool, wrk -t2 -c$pool -d${secs}s)"
-echo "| posts | query | req/s | p50 ms | p99 ms | errors |"
-echo "|---|---|---|---|---|---|"
+echo "| posts | query | p50 ms (1 connection) | p99 ms (1) | req/s ($pool connections) | p50 ms ($pool) | p99 ms ($pool) | errors |"
+echo "|---|---|---|---|---|---|---|---|"
 printf '%s' "$table"
 echo
 echo "POST /api/posts (wrk -c64), req/s with the search column and index, and without:"
-echo "| posts | with | without | cost |"
-echo "|---|---|---|---|"
+echo "| posts | words a post | with | without | cost |"
+echo "|---|---|---|---|---|"
 printf '%s' "$writes"

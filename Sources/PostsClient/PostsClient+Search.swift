@@ -38,7 +38,10 @@ extension PostsClient {
     /// A tag by any of its spellings (`Café`, `CAFE`, `cafe`), with its folded name and
     /// post count; `notFound` when no post carries it.
     public func tag(_ name: String) async throws -> TagSummary {
-        try await send(APIRequest("GET", "/api/tags/\(APIRequest.pathSegment(name))"), as: TagEnvelope.self).tag
+        // Sent as `#name` (`%23name`): the server takes a leading `#` off, and a tag named
+        // `trending` would otherwise meet the route of the trending list.
+        let segment = APIRequest.pathSegment(name.hasPrefix("#") ? name : "#" + name)
+        return try await send(APIRequest("GET", "/api/tags/\(segment)"), as: TagEnvelope.self).tag
     }
 
     /// The posts carrying a tag, newest first.

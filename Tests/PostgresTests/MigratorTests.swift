@@ -79,6 +79,27 @@ import TestSupport
         try connection.query("INSERT INTO users (email) VALUES ('a@x') RETURNING id")
     }
 
+    /// Search's extensions (migration 0021): a role that may not create them (it does not
+    /// own the database) is told what a superuser must run; once they are there, it goes on.
+    @Test func searchExtensions_aRoleThatMayNotCreateThem_isToldWhatToRun() throws {
+        let cluster = try TestDatabase.cluster()
+        let admin = try PostgresConnection(conninfo: cluster.conninfo())
+        let suffix = UUID().uuidString.prefix(8).lowercased()
+        let role = "guest_\(suffix)", database = "lent_\(suffix)"
+        try admin.execute(unsafeSQL: "CREATE ROLE \(role) LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE")
+        try admin.execute(unsafeSQL: "CREATE DATABASE \(database)")
+        let owner = try PostgresConnection(conninfo: cluster.conninfo(database: database))
+        try owner.execute(unsafeSQL: "GRANT CREATE ON SCHEMA public TO \(role)")
+        let conninfo = "host=\(cluster.socketDirectory) port=\(cluster.port) user=\(role) dbname=\(database)"
+        let migrator = try Migrator(directory: TestDatabase.migrationsDirectory)
+        let error = #expect(throws: PostgresError.self) { try migrator.migrate(conninfo: conninfo) }
+        let said = "\(error.map { "\($0)" } ?? "")"
+        #expect(said.contains("0021_search.sql") && said.contains("unaccent") && said.contains("CREATE EXTENSION"), "\(said)")
+        try owner.execute(unsafeSQL: "CREATE EXTENSION unaccent")
+        try owner.execute(unsafeSQL: "CREATE EXTENSION pg_trgm")
+        #expect(try migrator.migrate(conninfo: conninfo).first == "0021_search.sql")
+    }
+
     @Test func repositoryMigrations_load() throws {
         let migrator = try Migrator(directory: TestDatabase.migrationsDirectory)
         #expect(migrator.migrations.first?.fileName == "0001_initial_schema.sql")

@@ -99,6 +99,10 @@ import struct PostsClient.Comment
         #expect(trending.first == TrendingTag(name: "cafe", postsCount: 3, authors24h: 2))
         #expect(trending.last?.authors24h == 1 && trending.last?.postsCount == 2)
         #expect(try await ash.trendingTags(limit: 1).map(\.name) == ["cafe"])
+
+        // A tag named like the trending route is still a tag to `tag(_:)`.
+        _ = try await ash.createPost(NewPost(title: "What is #trending", summary: "s", body: "b"))
+        #expect(try await ash.tag("trending") == TagSummary(name: "trending", postsCount: 1))
     }
 
     @Test func tags_decode_andOldAnswersDecodeWithNone() throws {

@@ -1,6 +1,6 @@
 import Foundation
 import Postgres
-import PostsServer
+@testable import PostsServer
 import Testing
 import TestSupport
 
@@ -119,6 +119,40 @@ import TestSupport
             } while cursor != nil && seen.count <= 1000
             #expect(seen.count == 1000 && Set(seen).count == 1000, "\(sort)")
         }
+    }
+
+    /// Past the newest `SearchService.window` posts: a search looks there only when the
+    /// window does not fill a page; newest first it pages through both without a gap.
+    @Test func matchesOlderThanTheWindow_areFound_andPagedWithoutAGap() throws {
+        let app = try TestApplication.start()
+        defer { app.stop() }
+        let ash = try APIClient.user("ash@example.com", on: app)
+        let ashID = Int64(try ash.userID())
+        let span = Int(SearchService.window) + 5_000
+        try app.pool.withConnection { connection in
+            // The oldest 20 and the newest 10 say "rare"; "common" is in every one.
+            try connection.query("""
+                INSERT INTO posts (user_id, title, summary, body, created_at)
+                SELECT \(ashID), CASE WHEN g <= 20 OR g > \(span - 10) THEN 'rare common' ELSE 'common' END, 's', 'b',
+                       now() - make_interval(secs => \(span) - g)
+                FROM generate_series(1, \(span)) g
+                """)
+        }
+        let rare = try Self.found(ash, "rare", "&limit=50")
+        #expect(rare.count == 30)
+        var seen: [Int] = []
+        var cursor: String?
+        repeat {
+            let (status, json) = try Self.search(ash, "rare", "&sort=recent&limit=7" + (cursor.map { "&cursor=\($0)" } ?? ""))
+            #expect(status == 200)
+            seen += (json["posts"] as? [[String: Any]] ?? []).map(\.id)
+            cursor = json["next_cursor"] as? String
+        } while cursor != nil && seen.count <= 30
+        #expect(seen == seen.sorted(by: >) && Set(seen) == Set(rare) && seen.count == 30)
+        // A page of "common" among the newest posts: the best of the window (all alike:
+        // the newest first).
+        let common = try Self.found(ash, "common", "&limit=5")
+        #expect(common == Array(seen.prefix(5)))
     }
 
     @Test func anEdit_orADelete_showsInTheNextSearch() throws {

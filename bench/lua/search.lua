@@ -11,6 +11,10 @@ local kind = os.getenv("SEARCH") or "one"
 local lo = tonumber(os.getenv("WORD_LO") or "300")
 local hi = tonumber(os.getenv("WORD_HI") or "20000")
 local tags = tonumber(os.getenv("TAGS") or "1000")
+-- create: words in the title, summary and body (the shared seed's posts: ~6, 15, 100)
+local title_words = tonumber(os.getenv("TITLE_WORDS") or "6")
+local summary_words = tonumber(os.getenv("SUMMARY_WORDS") or "15")
+local body_words = tonumber(os.getenv("BODY_WORDS") or "100")
 
 -- log-uniform in [a, b]: rank r with probability ~1/r
 local function rank(a, b) return math.floor(math.exp(math.log(a) + math.random() * (math.log(b + 1) - math.log(a)))) end
@@ -33,7 +37,8 @@ request = function()
   elseif kind == "tag" then
     return wrk.format("GET", "/api/tags/tag" .. rank(1, tags) .. "/posts?limit=20", headers)
   else
-    local body = '{"title":"' .. words(6) .. '","summary":"' .. words(15) .. '","body":"' .. words(100) .. '"}'
+    local body = '{"title":"' .. words(title_words) .. '","summary":"' .. words(summary_words) ..
+      '","body":"' .. words(body_words) .. '"}'
     return wrk.format("POST", "/api/posts", headers, body)
   end
 end

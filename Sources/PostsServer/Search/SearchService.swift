@@ -3,13 +3,7 @@ import Postgres
 /// `GET /api/search`: posts by their words, people by their names, tags by theirs, each
 /// one statement through the one visibility policy (`Visibility.Surface.search`).
 ///
-/// Posts: the generated `posts.search` column (migration 0021: title A, summary B, body C,
-/// folded by `search_fold`, CJK runs in pairs) and its GIN index, queried with
-/// `search_query` (web-search syntax, folded the same way). The query is computed once per
-/// statement (the `s` subquery), not per row. Relevance is `ts_rank` (which weighs A over B
-/// over C), then the newer post; the cursor is the last (rank, id), so pages neither repeat
-/// nor skip however ties fall. The cost of a search is that of its matches: the GIN index
-/// finds them, and each match's rank is read from its row.
+/// Posts: `SearchService+Posts.swift`.
 ///
 /// People: trigram indexes (`pg_trgm`) of the folded username and full name: a prefix of
 /// the username, or a username or a word of the full name like the query (`ashh` finds
@@ -25,6 +19,8 @@ struct SearchService: Sendable {
     struct Page: Sendable {
         let json: [UInt8]
         let nextCursor: String?
+        /// How many items the page holds.
+        var shown = 0
     }
 
     /// What `q` may be (API.md): not empty or white space, at most 256 characters.
@@ -32,41 +28,6 @@ struct SearchService: Sendable {
         guard let text, !text.allSatisfy(\.isWhitespace) else { throw .malformed("q is required: the words to search for") }
         guard text.count <= 256 else { throw .malformed("q must be at most 256 characters") }
         return text
-    }
-
-    func posts(_ text: String, sort: Sort, limit: Int, cursor: String?, caller: Caller?) throws -> Page {
-        var query: SQLQuery = """
-            SELECT \(unsafeSQL: PostShape.columns)\(PostShape.likedByMe(caller: caller)),
-                   ts_rank(p.search, s.q)::float8 AS rank
-            FROM (SELECT search_query(\(text)) AS q) s
-            JOIN posts p ON p.search @@ s.q
-            \(unsafeSQL: PostShape.authorJoin)
-            WHERE NOT p.deleted
-            """
-        query.append(Visibility.visible(on: .search, author: "p.user_id", to: caller, suspendedFlag: "pr.suspended"))
-        switch sort {
-        case .relevance:
-            if let cursor = try cursor.map({ text throws(APIError) in try SortKeyCursor(text, length: 2) }) {
-                query.append(" AND (ts_rank(p.search, s.q)::float8, p.id) < (\(SortKeyCursor.rank(cursor.values[0])), \(cursor.values[1]))")
-            }
-            query.append(" ORDER BY rank DESC, p.id DESC LIMIT \(literal: limit + 1)")
-        case .recent:
-            if let cursor = try cursor.map({ text throws(APIError) in try KeysetCursor(text) }) {
-                query.append(cursor.before(created: "p.created_at", id: "p.id"))
-            }
-            query.append(" ORDER BY p.created_at DESC, p.id DESC LIMIT \(literal: limit + 1)")
-        }
-        let rows = try pool.withConnection { try $0.query(query).rows }
-        let (json, last) = try RowJSON.page(rows, limit: limit) { row, out in
-            try PostShape.append(row, withLiked: caller != nil, to: &out)
-        }
-        let next: String? = try last.map { row in
-            switch sort {
-            case .relevance: SortKeyCursor([SortKeyCursor.key(try row.decode("rank")), try row.decode("id")]).text
-            case .recent: try PostShape.cursor(after: row).text
-            }
-        }
-        return Page(json: json, nextCursor: next)
     }
 
     func people(_ text: String, limit: Int, cursor: String?, caller: Caller?) throws -> Page {
