@@ -22,6 +22,7 @@ COPY Tests ./Tests
 RUN swift build -c release --product posts-server --static-swift-stdlib \
     && install -D "$(swift build -c release --show-bin-path)/posts-server" /out/bin/posts-server
 COPY migrations /out/share/posts-server/migrations
+COPY console /out/share/posts-server/console
 
 FROM debian:${DEBIAN_RELEASE}-slim
 RUN apt-get update \
@@ -29,7 +30,8 @@ RUN apt-get update \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --home-dir /var/lib/posts-server --create-home posts \
     && install -d -o posts -g posts /var/lib/posts-server/uploads
-# The binary finds its migrations at ../share/posts-server/migrations.
+# The binary finds its migrations at ../share/posts-server/migrations, the console's
+# files beside them.
 COPY --from=build /out/ /usr/local/
 USER posts
 WORKDIR /var/lib/posts-server

@@ -96,8 +96,17 @@ public final class Application: Sendable {
         CommentLikeRoutes.register(on: &routes, likes: CommentLikeService(pool: pool, effects: effects))
         RelationRoutes.register(on: &routes, relations: RelationService(pool: pool, effects: effects))
         FollowRoutes.register(on: &routes, follows: FollowService(pool: pool, effects: effects), feed: FeedService(pool: pool))
-        ModerationRoutes.register(on: &routes, reports: ReportService(pool: pool),
-                                  moderation: ModerationService(pool: pool, posts: posts, comments: comments))
+        let consoleAssets = Self.consoleAssets(logger: logger)
+        let moderation = ModerationService(pool: pool, posts: posts, comments: comments)
+        ModerationRoutes.register(on: &routes, reports: ReportService(pool: pool), moderation: moderation)
+        let pushConfigured = configuration.push != nil
+        let overview = ConsoleOverview(pool: pool, health: { [jobs] in
+            let mail = !mailConfigured ? "not_configured" : jobs.statistics.counters(of: .mail).lastTryFailed ? "failing" : "ok"
+            let push = !pushConfigured ? "not_configured" : jobs.statistics.counters(of: .push).lastTryFailed ? "failing" : "ok"
+            return [("mail", mail), ("storage", storageMetrics.isFailing ? "failing" : "ok"), ("push", push)]
+        })
+        ConsoleAPIRoutes.register(on: &routes, moderation: moderation, overview: overview, lookup: UserLookup(pool: pool))
+        ConsoleRoutes.register(on: &routes, assets: consoleAssets)
         let sessions = Sessions(pool: pool, lifetimeSeconds: configuration.tokenLifetime.components.seconds, clock: clock)
         PushTokenRoutes.register(on: &routes, tokens: PushTokens(pool: pool))
         AccountRoutes.register(on: &routes, sessions: sessions, export: AccountExport(pool: pool, sessions: sessions),
@@ -180,5 +189,20 @@ public final class Application: Sendable {
         jobs.stop()
         measurement.stop()
         pool.close()
+    }
+
+    /// The console's files, or nil (logged) when they are not installed: `/console` then
+    /// says so, and the API is unaffected.
+    private static func consoleAssets(logger: Logger) -> ConsoleAssets? {
+        guard let directory = ConsoleAssets.locate() else {
+            logger.warning("no console folder found: /console answers 503 (set CONSOLE_DIR)")
+            return nil
+        }
+        do {
+            return try ConsoleAssets(directory: directory)
+        } catch {
+            logger.warning("the console's files could not be read: /console answers 503", metadata: ["error": "\(error)"])
+            return nil
+        }
     }
 }
