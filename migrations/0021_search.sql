@@ -10,9 +10,8 @@ BEGIN
     CREATE EXTENSION IF NOT EXISTS unaccent;
     CREATE EXTENSION IF NOT EXISTS pg_trgm;
 EXCEPTION WHEN insufficient_privilege THEN
-    RAISE EXCEPTION 'search needs the PostgreSQL extensions unaccent and pg_trgm, and this role (%) may not create them', current_user
-        USING HINT = format('As a superuser (or the database''s owner), run in database %I: CREATE EXTENSION unaccent; CREATE EXTENSION pg_trgm; then start the server again.',
-                            current_database());
+    RAISE EXCEPTION 'search needs the PostgreSQL extensions unaccent and pg_trgm, which role % may not create: as a superuser (or the database''s owner), run in database %: CREATE EXTENSION unaccent; CREATE EXTENSION pg_trgm; then migrate again',
+        current_user, current_database();
 END $$;
 
 -- The one fold of text for search, at index and at query time alike: compatibility forms

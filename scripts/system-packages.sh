@@ -55,6 +55,11 @@ else
         command -v openssl >/dev/null 2>&1 || missing+=(openssl)
         # The image tests read what metadata a stored image still carries with it.
         command -v exiftool >/dev/null 2>&1 || missing+=(libimage-exiftool-perl)
+        # The console's browser tests: headless Chromium and its WebDriver, and psql (they
+        # read a sign-in code from the outbox).
+        command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+        command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
+        command -v psql >/dev/null 2>&1 || missing+=(postgresql-client)
     fi
     if [ -n "${NEEDS_FAULT_TOOLS:-}" ]; then
         command -v wrk >/dev/null 2>&1 || missing+=(wrk)
