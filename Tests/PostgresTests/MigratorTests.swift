@@ -93,7 +93,7 @@ import TestSupport
         let conninfo = "host=\(cluster.socketDirectory) port=\(cluster.port) user=\(role) dbname=\(database)"
         let migrator = try Migrator(directory: TestDatabase.migrationsDirectory)
         let error = #expect(throws: PostgresError.self) { try migrator.migrate(conninfo: conninfo) }
-        let said = "\(error.map { "\($0)" } ?? "")"
+        let said = error?.details ?? ""
         #expect(said.contains("0021_search.sql") && said.contains("unaccent") && said.contains("CREATE EXTENSION"), "\(said)")
         try owner.execute(unsafeSQL: "CREATE EXTENSION unaccent")
         try owner.execute(unsafeSQL: "CREATE EXTENSION pg_trgm")

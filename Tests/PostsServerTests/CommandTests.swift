@@ -1,4 +1,5 @@
 import Foundation
+import Postgres
 import HTTP
 import Testing
 import TestSupport
@@ -91,6 +92,24 @@ import TestSupport
                 #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) is [String: Any], "\(line)")
             }
         }
+    }
+
+    /// A failed migration says what PostgreSQL said: here, the search migration's refusal
+    /// to a role that may not create its extensions, naming what to run.
+    @Test func migrate_aFailedMigrationSaysWhy() throws {
+        let cluster = try TestDatabase.cluster()
+        let admin = try PostgresConnection(conninfo: cluster.conninfo())
+        let suffix = UUID().uuidString.prefix(8).lowercased()
+        try admin.execute(unsafeSQL: "CREATE ROLE guest_\(suffix) LOGIN")
+        try admin.execute(unsafeSQL: "CREATE DATABASE lent_\(suffix)")
+        let owner = try PostgresConnection(conninfo: cluster.conninfo(database: "lent_\(suffix)"))
+        try owner.execute(unsafeSQL: "GRANT CREATE ON SCHEMA public TO guest_\(suffix)")
+        let process = try ServerProcess(["migrate"], environment: [
+            "DATABASE_URL": "host=\(cluster.socketDirectory) port=\(cluster.port) user=guest_\(suffix) dbname=lent_\(suffix)",
+            "MIGRATIONS_DIR": TestDatabase.migrationsDirectory.path])
+        #expect(try #require(process.waitForExit()) != 0)
+        #expect(process.lines.contains { $0.contains("0021_search.sql") && $0.contains("CREATE EXTENSION unaccent") },
+                "\(process.lines)")
     }
 
     /// The environment's values are invalid: the server starts only if the flags win.

@@ -27,9 +27,23 @@ public enum Migrations {
         throw Configuration.Invalid(description: "no migrations folder found; run from the repository or set MIGRATIONS_DIR")
     }
 
+    /// A failed migration is reported with what PostgreSQL said (the file, the error and
+    /// its message): the operator reading `posts-server migrate`'s output must see why (the
+    /// search migration's refusal says which extensions to create), not only a SQLSTATE.
     public static func apply(conninfo: String, directory: URL, logger: Logger) throws {
-        let applied = try Migrator(directory: directory).migrate(conninfo: conninfo)
+        let applied: [String]
+        do {
+            applied = try Migrator(directory: directory).migrate(conninfo: conninfo)
+        } catch let error as PostgresError where error.kind == .migration {
+            // PostgreSQL's words, without the context lines and the statement's text after them.
+            let said = error.details.components(separatedBy: "\nCONTEXT:")[0].components(separatedBy: " in: ")[0]
+            throw Failed(description: said)
+        }
         for name in applied { logger.info("applied migration", metadata: ["file": "\(name)"]) }
         if applied.isEmpty { logger.info("database schema is up to date") }
+    }
+
+    public struct Failed: Error, CustomStringConvertible {
+        public let description: String
     }
 }
