@@ -7,8 +7,8 @@ import Postgres
 ///
 /// People: trigram indexes (`pg_trgm`) of the folded username and full name: a prefix of
 /// the username, or a username or a word of the full name like the query (`ashh` finds
-/// `ash_n`; word similarity, 0.6: plain similarity, 0.3, found `user5678` for `user12`). The exact username first, then people the caller follows, then by
-/// followers.
+/// `ash_n`; word similarity, 0.6: plain similarity, 0.3, found `user5678` for `user12`).
+/// The exact username first, then people the caller follows, then by followers.
 struct SearchService: Sendable {
     let pool: ConnectionPool
 
