@@ -118,8 +118,10 @@ def production(args):
         console = Console(driver, args.url, args.screenshots)
         code = outbox_code(args.conninfo)
 
-        # A plain user is told they may not, and shown nothing.
+        # A plain user is told they may not, and shown nothing. (The sign-in page first.)
         console.open()
+        console.heading("Sign in")
+        console.check("sign-in")
         console.sign_in(args.user, code)
         console.heading("Not allowed")
         if "Overview" in driver.find_element(By.ID, "nav").text:
