@@ -20,6 +20,7 @@ import sys
 import time
 
 from selenium import webdriver
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -28,6 +29,9 @@ from selenium.webdriver.support.ui import WebDriverWait
 from axe_selenium_python import Axe
 
 WAIT_SECONDS = 15
+# A page re-renders what it shows after each action (a list read again): an element found
+# a moment before may be gone when it is read or clicked. Waits look again instead.
+RETRIED = (NoSuchElementException, StaleElementReferenceException)
 
 
 def browser():
@@ -45,7 +49,7 @@ def browser():
 class Console:
     def __init__(self, driver, url, screenshots):
         self.driver, self.url, self.screenshots = driver, url.rstrip("/"), screenshots
-        self.wait = WebDriverWait(driver, WAIT_SECONDS)
+        self.wait = WebDriverWait(driver, WAIT_SECONDS, ignored_exceptions=RETRIED)
 
     def open(self, page="overview"):
         self.driver.get(f"{self.url}/console#/{page}")
@@ -60,18 +64,24 @@ class Console:
         self.wait.until(lambda d: fragment in d.find_element(By.TAG_NAME, "main").text)
 
     def fill(self, label, value):
-        field = self.wait.until(ready.presence_of_element_located(
-            (By.XPATH, f"//main//label[normalize-space()='{label}']")))
-        target = self.driver.find_element(By.ID, field.get_attribute("for"))
-        target.clear()
-        target.send_keys(value)
-        return target
+        def typed(driver):
+            field = driver.find_element(By.XPATH, f"//main//label[normalize-space()='{label}']")
+            target = driver.find_element(By.ID, field.get_attribute("for"))
+            target.clear()
+            target.send_keys(value)
+            return target
+        return self.wait.until(typed)
 
     def press(self, label, within=None):
-        scope = within or self.driver.find_element(By.TAG_NAME, "main")
-        button = WebDriverWait(scope, WAIT_SECONDS).until(
-            lambda s: next(b for b in s.find_elements(By.TAG_NAME, "button") if b.text.strip() == label))
-        button.click()
+        """Clicks the button of that label (in `within`, else anywhere on the page)."""
+        def clicked(driver):
+            scope = within or driver.find_element(By.TAG_NAME, "main")
+            button = next((b for b in scope.find_elements(By.TAG_NAME, "button") if b.text.strip() == label), None)
+            if button is None:
+                return False
+            button.click()
+            return True
+        self.wait.until(clicked)
 
     def sign_in(self, email, code_for):
         self.heading("Sign in")
@@ -140,9 +150,9 @@ def production(args):
         console.heading("Reports")
         console.text("Report for the console")
         console.check("reports")
-        report = driver.find_element(By.CSS_SELECTOR, "li.report")
-        console.fill(report.find_element(By.TAG_NAME, "label").text, "removed in the browser test")
-        console.press("Remove", report)
+        note = console.wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "li.report label").text)
+        console.fill(note, "removed in the browser test")
+        console.press("Remove")  # the one open report's
         console.text("No open reports.")
 
         # Suspend the user, then unsuspend them.

@@ -1,8 +1,8 @@
 /// A `#tag` of a post's title, summary or body, or of a comment's body (API.md "Search and
-/// hashtags"). `name` is the tag as written there (`Café`); the server folds case, accents
-/// and width when it files and finds tags, so `Café`, `CAFE` and `cafe` are one tag:
-/// compare names with `PostsClient.tag(_:)`, not with `==`. `start` and `end` are UTF-8
-/// byte offsets of `#name` in the field named by `field`, as for mentions.
+/// hashtags"). `name` is the tag's folded name (case, accents and width: `#Café`, `#CAFE`
+/// and `#cafe` are all `cafe`), the one `PostsClient.tag(_:)` and `tagPosts(_:)` take; the
+/// text as written is at `start..<end`, UTF-8 byte offsets of `#…` in the field named by
+/// `field`, as for mentions (`range(in:)`).
 public struct Hashtag: Codable, Sendable, Equatable, Hashable {
     public let name: String
     /// `title`, `summary` or `body`.
