@@ -78,11 +78,12 @@ public final class Application: Sendable {
         var routes = RouteTable(pipeline: Pipeline(identity: identity, changes: nudge, limiter: limiter,
                                                    localOriginsOnly: localOriginsOnly))
         let mailConfigured = configuration.mail != nil
-        HealthRoutes.register(on: &routes, pool: pool, mail: { [jobs] in
-                                  guard mailConfigured else { return .notConfigured }
-                                  return jobs.statistics.counters(of: .mail).lastTryFailed ? .failing : .ok
-                              },
-                              storageFailing: { storageMetrics.isFailing })
+        // What /api/health and the console's overview say of mail.
+        let mailState: @Sendable () -> HealthRoutes.MailState = { [jobs] in
+            guard mailConfigured else { return .notConfigured }
+            return jobs.statistics.counters(of: .mail).lastTryFailed ? .failing : .ok
+        }
+        HealthRoutes.register(on: &routes, pool: pool, mail: mailState, storageFailing: { storageMetrics.isFailing })
         OpenAPIRoutes.register(on: &routes)
         InstanceRoutes.register(on: &routes, configuration: configuration)
         AuthRoutes.register(on: &routes, auth: auth, profiles: profiles)
@@ -101,7 +102,7 @@ public final class Application: Sendable {
         ModerationRoutes.register(on: &routes, reports: ReportService(pool: pool), moderation: moderation)
         let pushConfigured = configuration.push != nil
         let overview = ConsoleOverview(pool: pool, health: { [jobs] in
-            let mail = !mailConfigured ? "not_configured" : jobs.statistics.counters(of: .mail).lastTryFailed ? "failing" : "ok"
+            let mail = mailState().rawValue
             let push = !pushConfigured ? "not_configured" : jobs.statistics.counters(of: .push).lastTryFailed ? "failing" : "ok"
             return [("mail", mail), ("storage", storageMetrics.isFailing ? "failing" : "ok"), ("push", push)]
         })

@@ -50,9 +50,7 @@ struct ConsoleAssets: Sendable {
     static func locate(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL? {
         if let explicit = environment["CONSOLE_DIR"], !explicit.isEmpty { return URL(fileURLWithPath: explicit) }
         guard let migrations = try? Migrations.locate(environment: environment) else { return nil }
-        let candidates = [
-            migrations.deletingLastPathComponent().appendingPathComponent("console"),
-        ]
-        return candidates.first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("index.html").path) }
+        let beside = migrations.deletingLastPathComponent().appendingPathComponent("console")
+        return FileManager.default.fileExists(atPath: beside.appendingPathComponent("index.html").path) ? beside : nil
     }
 }

@@ -50,7 +50,7 @@ struct MentionParser: Sendable {
             var end = at + 1
             while end < bytes.count, Self.isNameByte(bytes[end]) { end += 1 }
             defer { index = max(end, at + 1) }
-            guard Self.mayPrecede(Self.scalar(before: at, in: bytes)), Self.mayFollow(Self.scalar(at: end, in: bytes)) else {
+            guard Self.mayPrecede(UTF8Scalars.scalar(before: at, in: bytes)), Self.mayFollow(UTF8Scalars.scalar(at: end, in: bytes)?.0) else {
                 continue
             }
             var trimmed = end
@@ -96,29 +96,5 @@ struct MentionParser: Sendable {
         default:
             return false
         }
-    }
-
-    /// The scalar that ends just before `offset` (walking back over continuation bytes);
-    /// nil at the start. Bytes that are not valid UTF-8 read as U+FFFD, a symbol.
-    private static func scalar(before offset: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Unicode.Scalar? {
-        guard offset > 0 else { return nil }
-        var start = offset - 1
-        while start > 0, offset - start < 4, bytes[start] & 0xC0 == 0x80 { start -= 1 }
-        return decode(bytes[start..<offset])
-    }
-
-    /// The scalar that starts at `offset`; nil at the end.
-    private static func scalar(at offset: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Unicode.Scalar? {
-        guard offset < bytes.count else { return nil }
-        var end = offset + 1
-        while end < bytes.count, end - offset < 4, bytes[end] & 0xC0 == 0x80 { end += 1 }
-        return decode(bytes[offset..<end])
-    }
-
-    private static func decode(_ slice: Slice<UnsafeBufferPointer<UInt8>>) -> Unicode.Scalar {
-        var iterator = slice.makeIterator()
-        var decoder = UTF8()
-        if case .scalarValue(let scalar) = decoder.decode(&iterator) { return scalar }
-        return "\u{FFFD}"
     }
 }
