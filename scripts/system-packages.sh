@@ -20,7 +20,10 @@ if [ "$(uname -s)" = Darwin ]; then
     fi
     command -v pkg-config >/dev/null 2>&1 || brew install pkgconf
     pkg-config --exists vips 2>/dev/null || brew install vips
-    if [ -n "${NEEDS_TEST_TOOLS:-}" ]; then command -v exiftool >/dev/null 2>&1 || brew install exiftool; fi
+    if [ -n "${NEEDS_TEST_TOOLS:-}" ]; then
+        command -v exiftool >/dev/null 2>&1 || brew install exiftool
+        command -v pgbouncer >/dev/null 2>&1 || brew install pgbouncer
+    fi
     # macOS ships libcurl (with its .pc in the SDK); Homebrew's curl only if pkg-config misses it.
     pkg-config --exists libcurl 2>/dev/null || brew install curl
     if [ -f "$(brew --prefix curl)/lib/pkgconfig/libcurl.pc" ]; then
@@ -60,6 +63,8 @@ else
         command -v chromium >/dev/null 2>&1 || missing+=(chromium)
         command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
         command -v psql >/dev/null 2>&1 || missing+=(postgresql-client)
+        # The end-to-end suites' pass through a transaction-mode pooler (scripts/test).
+        [ -x /usr/sbin/pgbouncer ] || command -v pgbouncer >/dev/null 2>&1 || missing+=(pgbouncer)
     fi
     if [ -n "${NEEDS_FAULT_TOOLS:-}" ]; then
         command -v wrk >/dev/null 2>&1 || missing+=(wrk)

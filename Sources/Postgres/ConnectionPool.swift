@@ -29,6 +29,9 @@ public final class ConnectionPool: Sendable {
         /// right after connecting, and again after a reconnect), such as a custom setting
         /// that triggers read (`posts.push`). One the server refuses fails the connect.
         public var sessionSettings: [(name: String, value: String)] = []
+        /// `conninfo` is a pooler in transaction mode (`DATABASE_POOLER=transaction`): no
+        /// named statement or session setting (see `PostgresConnection.init`).
+        public var behindTransactionPooler = false
         private var explicitQueryTimeout: Duration?
 
         public init(conninfo: String, size: Int) {
@@ -50,6 +53,8 @@ public final class ConnectionPool: Sendable {
     }
 
     public let configuration: Configuration
+    /// The streaming replicas `withReadConnection` may read from instead (none: all here).
+    public let replicas: ReplicaSet?
     private let slots: DispatchSemaphore
     private let idle = IdleConnections()
     private let lent = LentConnection()
@@ -60,8 +65,9 @@ public final class ConnectionPool: Sendable {
     /// While the database is down, the one caller allowed to try it.
     private let probing = Atomic<Bool>(false)
 
-    public init(_ configuration: Configuration) {
+    public init(_ configuration: Configuration, replicas: ReplicaSet? = nil) {
         self.configuration = configuration
+        self.replicas = replicas?.replicas.isEmpty == false ? replicas : nil
         slots = DispatchSemaphore(value: configuration.size)
     }
 
@@ -110,6 +116,11 @@ public final class ConnectionPool: Sendable {
     /// True after a failure to reach the database, until a request gets through again.
     public var isDatabaseDown: Bool { databaseDown.load(ordering: .relaxed) }
 
+    /// Someone else reached the database (a replica's monitor): no need to probe it first.
+    func markReachable() {
+        databaseDown.store(false, ordering: .relaxed)
+    }
+
     private func lend<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         waiting.add(1, ordering: .relaxed)
         let acquired = slots.wait(timeout: .now() + .nanoseconds(Int(configuration.checkoutTimeout.nanoseconds)))
@@ -141,7 +152,8 @@ public final class ConnectionPool: Sendable {
                                       statementTimeout: configuration.statementTimeout,
                                       queryTimeout: configuration.queryTimeout,
                                       preparedStatementCapacity: configuration.preparedStatementCapacity,
-                                      sessionSettings: configuration.sessionSettings)
+                                      sessionSettings: configuration.sessionSettings,
+                                      behindTransactionPooler: configuration.behindTransactionPooler)
     }
 
     /// A connection left broken or inside a transaction is not reused.

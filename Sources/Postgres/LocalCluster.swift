@@ -78,6 +78,20 @@ public struct LocalCluster: Sendable {
         try run("pg_ctl", ["-D", dataDirectory.path, "-m", "fast", "-w", "-t", "60", "stop"], what: "stopping PostgreSQL")
     }
 
+    /// A streaming replica of this (running) cluster in `directory`, not started yet: a base
+    /// backup taken with `pg_basebackup -R`, which leaves it configured to follow this one.
+    /// It runs with this one's settings: a standby refuses to replay with fewer connections
+    /// (and other limits) than its primary's.
+    public func makeStandby(in directory: URL) throws -> LocalCluster {
+        var standby = try LocalCluster(directory: directory, port: port)
+        standby.settings = settings
+        try FileManager.default.createDirectory(at: standby.directory, withIntermediateDirectories: true)
+        try handToOwner(standby.directory.path)
+        try run("pg_basebackup", ["-D", standby.dataDirectory.path, "-R", "-X", "stream", "-c", "fast",
+                                  "-h", socketDirectory, "-p", String(port), "-U", "postgres"], what: "pg_basebackup")
+        return standby
+    }
+
     public var isRunning: Bool {
         isInitialized && (try? run("pg_ctl", ["-D", dataDirectory.path, "status"], what: "pg_ctl status")) != nil
     }

@@ -32,18 +32,28 @@ public final class PostgresConnection {
     private let statementTimeout: Duration
     /// Custom settings of the session (`posts.push`), set again after every reconnect.
     private let sessionSettings: [(name: String, value: String)]
+    /// The server end is a transaction-mode pooler's: nothing of the session outlives a
+    /// transaction (no named statement, no `SET`).
+    public let behindTransactionPooler: Bool
 
     /// Connects to a libpq connection string or `postgres://` / `postgresql://` URL.
     /// A connection with `queryTimeout: .zero` (migrations, seeding) gets no statement
     /// timeout either. `sessionSettings` are set with `set_config` right after connecting
     /// (their values bound, never spliced into SQL); one the server refuses fails the connect.
+    ///
+    /// `behindTransactionPooler`: every statement is PostgreSQL's unnamed one, and neither
+    /// the statement timeout nor `sessionSettings` is set, since the next transaction may run
+    /// on another server connection (the pooler's or the role's settings apply there; README
+    /// "Scaling out"). `queryTimeout` still bounds a statement from this side.
     public init(conninfo: String, connectTimeout: Duration = .seconds(3), statementTimeout: Duration = .seconds(3),
                 queryTimeout: Duration = .milliseconds(4500), preparedStatementCapacity: Int = 256,
-                sessionSettings: [(name: String, value: String)] = []) throws(PostgresError) {
+                sessionSettings: [(name: String, value: String)] = [],
+                behindTransactionPooler: Bool = false) throws(PostgresError) {
         self.queryTimeout = queryTimeout
-        self.statementTimeout = queryTimeout == .zero ? .zero : statementTimeout
-        self.sessionSettings = sessionSettings
-        statements = PreparedStatementCache(capacity: preparedStatementCapacity)
+        self.statementTimeout = queryTimeout == .zero || behindTransactionPooler ? .zero : statementTimeout
+        self.sessionSettings = behindTransactionPooler ? [] : sessionSettings
+        self.behindTransactionPooler = behindTransactionPooler
+        statements = PreparedStatementCache(capacity: preparedStatementCapacity, namesStatements: !behindTransactionPooler)
         let keywords = ["dbname", "connect_timeout", "application_name", "client_encoding"]
         let values = [conninfo, String(max(1, connectTimeout.components.seconds)), "posts-server", "UTF8"]
         let connection = Self.withCStrings(keywords) { keywordPointers in

@@ -7,6 +7,12 @@
 /// a server session's memory in check when queries are built with varying text (IN lists
 /// of varying length). Names are never reused within a session, so a name still prepared
 /// on the server (its DEALLOCATE not yet through) cannot clash with a new statement.
+///
+/// Behind a transaction-mode pooler (PgBouncer before 1.21, Supavisor) a named statement
+/// would outlive the transaction on a server connection the next transaction may not get:
+/// there the cache is `unnamed`. It keeps nothing, and every statement is parsed again as
+/// PostgreSQL's unnamed statement, which lives only until the next Parse on the same
+/// connection, in the same round trip.
 struct PreparedStatementCache {
     struct Key: Hashable {
         let sql: String
@@ -19,19 +25,22 @@ struct PreparedStatementCache {
     }
 
     let capacity: Int
+    /// False behind a transaction-mode pooler: no statement is kept past its own Parse.
+    let namesStatements: Bool
     private var entries: [Key: Entry] = [:]
     private var useCounter: UInt64 = 0
     private var namesIssued = 0
 
-    init(capacity: Int) {
+    init(capacity: Int, namesStatements: Bool = true) {
         self.capacity = max(1, capacity)
+        self.namesStatements = namesStatements
     }
 
     var count: Int { entries.count }
 
     /// The statement's name if it is prepared, marking it as just used.
     mutating func name(for key: Key) -> String? {
-        guard let index = entries.index(forKey: key) else { return nil }
+        guard namesStatements, let index = entries.index(forKey: key) else { return nil }
         useCounter += 1
         entries.values[index].lastUse = useCounter
         return entries.values[index].name
@@ -39,6 +48,7 @@ struct PreparedStatementCache {
 
     /// A name no statement of this session has had.
     mutating func makeName() -> String {
+        guard namesStatements else { return "" }
         defer { namesIssued += 1 }
         return "s\(namesIssued)"
     }
@@ -46,6 +56,7 @@ struct PreparedStatementCache {
     /// Records a statement the server has just prepared. Returns the name of the statement
     /// it pushed out when the cache was full: the caller must DEALLOCATE it.
     mutating func insert(_ key: Key, name: String) -> String? {
+        guard namesStatements else { return nil }
         var evicted: String?
         if entries[key] == nil, entries.count >= capacity {
             evicted = removeLeastRecentlyUsed()

@@ -17,6 +17,7 @@ public final class PostsClient: Sendable {
     public let retryPolicy: RetryPolicy
     let transport: any HTTPTransport
     private let storedToken: Locked<String?>
+    private let storedReadAfter: Locked<String?>
 
     /// - Parameters:
     ///   - token: a token kept from an earlier `verifyCode`, to resume that session.
@@ -27,6 +28,7 @@ public final class PostsClient: Sendable {
         self.transport = transport
         self.retryPolicy = retryPolicy
         storedToken = Locked(token)
+        storedReadAfter = Locked(nil)
     }
 
     /// The bearer token sent with every request: set by `verifyCode`, cleared by `logout`.
@@ -34,6 +36,15 @@ public final class PostsClient: Sendable {
     public var token: String? {
         get { storedToken.get() }
         set { storedToken.set(newValue) }
+    }
+
+    /// The `Read-After` token of this client's last write (API.md "Many databases"), sent
+    /// with every later request: the server then answers from a database that has that
+    /// write, so the client always reads what it just did, whichever instance answers. Hand
+    /// it to another client (or keep it over a restart) to carry that on.
+    public var readAfter: String? {
+        get { storedReadAfter.get() }
+        set { storedReadAfter.set(newValue) }
     }
 
     /// True while the client holds a token.
@@ -52,8 +63,13 @@ public final class PostsClient: Sendable {
         while true {
             let failure: RetryPolicy.Failure
             do {
-                let (data, response) = try await transport.send(request.urlRequest(baseURL: baseURL, token: token))
-                if (200..<300).contains(response.statusCode) { return data }
+                var urlRequest = try request.urlRequest(baseURL: baseURL, token: token)
+                if let readAfter { urlRequest.setValue(readAfter, forHTTPHeaderField: "Read-After") }
+                let (data, response) = try await transport.send(urlRequest)
+                if (200..<300).contains(response.statusCode) {
+                    if let written = response.value(forHTTPHeaderField: "Read-After") { readAfter = written }
+                    return data
+                }
                 failure = .answer(PostsAPIError(response: response, body: data))
             } catch let error as CancellationError {
                 throw error

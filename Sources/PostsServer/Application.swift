@@ -8,6 +8,8 @@ public final class Application: Sendable {
     public let configuration: Configuration
     public let server: Server
     public let pool: ConnectionPool
+    /// Measures the replicas reads may go to (`DATABASE_REPLICA_URLS`); nil without any.
+    let replicaMonitor: ReplicaMonitor?
     /// This instance's live change feed and the retention pruner, both running until `stop`.
     let feed: ChangeFeed
     let pruner: ChangePruner
@@ -35,7 +37,8 @@ public final class Application: Sendable {
         } catch {
             throw Configuration.Invalid(description: "\(error)")
         }
-        pool = DatabaseSessions.pool(conninfo: databaseURL, size: configuration.databasePoolSize)
+        (pool, replicaMonitor) = DatabaseSessions.primary(conninfo: databaseURL, size: configuration.databasePoolSize,
+                                                          topology: configuration.database, logger: logger)
 
         let storageMetrics = StorageMetrics(logger: logger)
         let store = try StorageSettings.makeStore(configuration.storage, uploadDirectory: configuration.uploadDirectory,
@@ -55,7 +58,8 @@ public final class Application: Sendable {
             workers.append(PushDelivery.worker(settings: push))
             logger.info("push sender started", metadata: ["url": "\(push)"])
         }
-        jobs = JobRunner(workers: workers, conninfo: databaseURL, clock: clock, logger: logger)
+        jobs = JobRunner(workers: workers, conninfo: databaseURL, pooler: configuration.database.pooler, clock: clock,
+                         logger: logger)
         let scheduler = jobs.scheduler
 
         let accounts = Accounts(pool: pool, blockedWords: blockedWords)
@@ -75,8 +79,8 @@ public final class Application: Sendable {
         let nudge = ChangeNudge()
         let limiter = configuration.rateLimitPerIP > 0 ? RateLimiter(perMinute: configuration.rateLimitPerIP) : nil
         let localOriginsOnly = configuration.authMode == .trust && !configuration.trustAnyHost
-        var routes = RouteTable(pipeline: Pipeline(identity: identity, changes: nudge, limiter: limiter,
-                                                   localOriginsOnly: localOriginsOnly))
+        var routes = RouteTable(pipeline: Pipeline(identity: identity, changes: nudge, reads: ReadYourWrites(pool: pool),
+                                                   limiter: limiter, localOriginsOnly: localOriginsOnly))
         let mailConfigured = configuration.mail != nil
         // What /api/health and the console's overview say of mail.
         let mailState: @Sendable () -> HealthRoutes.MailState = { [jobs] in
@@ -112,7 +116,8 @@ public final class Application: Sendable {
         PushTokenRoutes.register(on: &routes, tokens: PushTokens(pool: pool))
         AccountRoutes.register(on: &routes, sessions: sessions, export: AccountExport(pool: pool, sessions: sessions),
                                deletion: AccountDeletion(pool: pool, effects: effects, images: images))
-        feed = ChangeFeed(conninfo: databaseURL, logger: logger, nudge: nudge, keepAliveInterval: configuration.eventsKeepAlive)
+        // LISTEN holds its session: never through a transaction-mode pooler.
+        feed = ChangeFeed(conninfo: configuration.database.direct(primary: databaseURL), logger: logger, nudge: nudge, keepAliveInterval: configuration.eventsKeepAlive)
         pruner = ChangePruner(pool: pool, retention: configuration.changesRetention,
                               tokenLifetime: configuration.tokenLifetime,
                               notificationsRetention: configuration.notificationsRetention,
@@ -152,6 +157,7 @@ public final class Application: Sendable {
         adjustServer(&http)
         server = try Server(configuration: http, router: router, logger: logger, accessLog: requests)
         madeServer.withLock { [server] in $0 = server }
+        replicaMonitor?.start()
         feed.start()
         pruner.start()
         jobs.start()
@@ -189,6 +195,8 @@ public final class Application: Sendable {
         pruner.stop()
         jobs.stop()
         measurement.stop()
+        replicaMonitor?.stop()
+        pool.replicas?.close()
         pool.close()
     }
 

@@ -9,6 +9,11 @@ public struct Configuration: Sendable {
     }
 
     public var databaseURL: String?
+    /// `DATABASE_POOLER`, `DATABASE_DIRECT_URL`, `DATABASE_REPLICA_URLS`, `REPLICA_MAX_LAG`.
+    public var database = DatabaseTopology()
+    /// The connection to the primary that holds a session (`DATABASE_DIRECT_URL`, else
+    /// `DATABASE_URL`): what `LISTEN`, migrations and commands use.
+    public var directDatabaseURL: String? { databaseURL.map(database.direct(primary:)) }
     public var host = "127.0.0.1"
     public var port = 8080
     public var uploadDirectory = "./uploads"
@@ -120,6 +125,9 @@ public struct Configuration: Sendable {
             return number
         }
         configuration.databaseURL = value("DATABASE_URL")
+        configuration.database = try DatabaseTopology.parse(
+            pooler: value("DATABASE_POOLER"), directURL: value("DATABASE_DIRECT_URL"),
+            replicaURLs: value("DATABASE_REPLICA_URLS"), maxLag: value("REPLICA_MAX_LAG"))
         configuration.host = value("HOST") ?? configuration.host
         configuration.port = try integer("PORT", in: 0...65535) ?? configuration.port
         configuration.uploadDirectory = value("UPLOAD_DIR") ?? configuration.uploadDirectory

@@ -17,8 +17,8 @@ struct Role: ParsableCommand {
     }
 
     func run() throws {
-        let (_, databaseURL) = try options.resolveRequiringDatabase(for: "role")
-        guard let change = try Roles.grant(role, toEmail: email, conninfo: databaseURL) else {
+        let (_, directURL) = try options.resolveRequiringDatabase(for: "role")
+        guard let change = try Roles.grant(role, toEmail: email, conninfo: directURL) else {
             FileHandle.standardError.write(Data("posts-server role: no user has the address \(email)\n".utf8))
             throw ExitCode(1)
         }

@@ -15,10 +15,10 @@ struct Serve: ParsableCommand {
         defer { StandardOutput.flush() }
         AllocatorTuning.apply()
         try TerminationSignals.install()
-        let (configuration, databaseURL) = try options.resolveRequiringDatabase(for: "serve")
+        let (configuration, directURL) = try options.resolveRequiringDatabase(for: "serve")
         let logger = Bootstrap.logger(format: configuration.logFormat)
         if !noMigrate {
-            try Migrations.apply(conninfo: databaseURL, directory: Migrations.locate(), logger: logger)
+            try Migrations.apply(conninfo: directURL, directory: Migrations.locate(), logger: logger)
         }
         let application = try Application(configuration: configuration, logger: logger)
         TerminationSignals.wait(onHangUp: application.reload)
@@ -33,8 +33,8 @@ struct Migrate: ParsableCommand {
 
     func run() throws {
         defer { StandardOutput.flush() }
-        let (configuration, databaseURL) = try options.resolveRequiringDatabase(for: "migrate")
+        let (configuration, directURL) = try options.resolveRequiringDatabase(for: "migrate")
         let logger = Bootstrap.logger(format: configuration.logFormat)
-        try Migrations.apply(conninfo: databaseURL, directory: Migrations.locate(), logger: logger)
+        try Migrations.apply(conninfo: directURL, directory: Migrations.locate(), logger: logger)
     }
 }

@@ -6,6 +6,14 @@ import PostsServer
 struct SharedOptions: ParsableArguments {
     @Option(help: "libpq connection string or postgres:// URL (env DATABASE_URL).")
     var databaseURL: String?
+    @Option(help: "none or transaction: DATABASE_URL is a pooler in transaction mode, e.g. PgBouncer (env DATABASE_POOLER, default none).")
+    var databasePooler: String?
+    @Option(help: "A direct connection to the primary for LISTEN, migrations and commands (env DATABASE_DIRECT_URL, default DATABASE_URL).")
+    var databaseDirectUrl: String?
+    @Option(help: "Comma-separated streaming replicas that serve reads (env DATABASE_REPLICA_URLS).")
+    var databaseReplicaUrls: String?
+    @Option(help: "A replica further behind takes no reads, e.g. 5s, 500ms (env REPLICA_MAX_LAG, default 5s).")
+    var replicaMaxLag: String?
     @Option(help: "Address to bind (env HOST, default 127.0.0.1).")
     var host: String?
     @Option(help: "Port to bind; 0 picks a free one (env PORT, default 8080).")
@@ -75,6 +83,10 @@ struct SharedOptions: ParsableArguments {
             if let value { environment[name] = value }
         }
         override("DATABASE_URL", databaseURL)
+        override("DATABASE_POOLER", databasePooler)
+        override("DATABASE_DIRECT_URL", databaseDirectUrl)
+        override("DATABASE_REPLICA_URLS", databaseReplicaUrls)
+        override("REPLICA_MAX_LAG", replicaMaxLag)
         override("HOST", host)
         override("PORT", port.map(String.init))
         override("UPLOAD_DIR", uploadDir)
@@ -113,12 +125,14 @@ struct SharedOptions: ParsableArguments {
         }
     }
 
-    /// The configuration of a subcommand that cannot run without a database.
+    /// The configuration of a subcommand that cannot run without a database, and the direct
+    /// connection to it its own work uses (migrations, roles: `DATABASE_DIRECT_URL`, which a
+    /// transaction-mode pooler needs).
     func resolveRequiringDatabase(for command: String) throws -> (Configuration, String) {
         let configuration = try resolve()
         guard let databaseURL = configuration.databaseURL else {
             throw ValidationError("DATABASE_URL is required for `\(command)` (a libpq connection string or postgres:// URL)")
         }
-        return (configuration, databaseURL)
+        return (configuration, configuration.database.direct(primary: databaseURL))
     }
 }

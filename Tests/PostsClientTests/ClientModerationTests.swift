@@ -10,7 +10,7 @@ import Testing
     /// moderator`); `Roles.grant` is what that command runs.
     private static func moderator(_ email: String, on server: ClientTestServer) async throws -> PostsClient {
         let client = try await server.signedIn(email)
-        let change = try Roles.grant("moderator", toEmail: email, conninfo: try #require(server.app.configuration.databaseURL))
+        let change = try Roles.grant("moderator", toEmail: email, conninfo: try #require(server.app.configuration.directDatabaseURL))
         #expect(change?.now == "moderator")
         return client
     }

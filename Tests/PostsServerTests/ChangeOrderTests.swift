@@ -19,7 +19,7 @@ import TestSupport
         let middle = try ash.createPost("middle", parent: root.id)
         let leaf = try ash.createPost("leaf", parent: middle.id)
 
-        let holder = try PostgresConnection(conninfo: app.configuration.databaseURL!)
+        let holder = try PostgresConnection(conninfo: app.configuration.directDatabaseURL!)
         defer { holder.close() }
         _ = try holder.query("BEGIN")
         _ = try holder.query("SELECT pg_advisory_xact_lock(\(Int64(leaf.id)))")

@@ -159,7 +159,7 @@ import TestSupport
         }
 
         // The slow writer: its xid is taken first, its change committed last.
-        let slow = try PostgresConnection(conninfo: app.configuration.databaseURL!)
+        let slow = try PostgresConnection(conninfo: app.configuration.directDatabaseURL!)
         try slow.execute(unsafeSQL: "BEGIN")
         try slow.query("SELECT pg_current_xact_id()")
         _ = try ash.createPost("committed while the slow one runs")

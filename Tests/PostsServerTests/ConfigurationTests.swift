@@ -121,6 +121,28 @@ import Testing
         }
     }
 
+    @Test func databaseTopology_replicasPoolerAndDirectURL() throws {
+        let plain = try Configuration.fromEnvironment(["DATABASE_URL": "postgres://a@b/c"])
+        #expect(plain.database == DatabaseTopology() && plain.database.replicaMaxLag == .seconds(5))
+        #expect(plain.directDatabaseURL == "postgres://a@b/c")
+        let scaled = try Configuration.fromEnvironment([
+            "DATABASE_URL": "postgres://a@bouncer:6432/c", "DATABASE_POOLER": "transaction",
+            "DATABASE_DIRECT_URL": "postgres://a@primary/c",
+            "DATABASE_REPLICA_URLS": "postgres://a@r1/c, postgres://a@r2/c,", "REPLICA_MAX_LAG": "250ms",
+        ])
+        #expect(scaled.database.pooler == .transaction)
+        #expect(scaled.directDatabaseURL == "postgres://a@primary/c")
+        #expect(scaled.database.replicaURLs == ["postgres://a@r1/c", "postgres://a@r2/c"])
+        #expect(scaled.database.replicaMaxLag == .milliseconds(250))
+        #expect(try Configuration.fromEnvironment(["REPLICA_MAX_LAG": "1m"]).database.replicaMaxLag == .seconds(60))
+        for (name, bad, message) in [("DATABASE_POOLER", "session", "DATABASE_POOLER must be none or transaction, not \"session\""),
+                                     ("REPLICA_MAX_LAG", "0s", "REPLICA_MAX_LAG must be a duration like 5s, 500ms or 1m, not \"0s\""),
+                                     ("REPLICA_MAX_LAG", "-1ms", "REPLICA_MAX_LAG must be a duration like 5s, 500ms or 1m, not \"-1ms\"")] {
+            let error = #expect(throws: Configuration.Invalid.self) { try Configuration.fromEnvironment([name: bad]) }
+            #expect(error?.description == message)
+        }
+    }
+
     @Test func eventLoop_takesThePlatformsPollersAndNamesThemWhenWrong() throws {
         for kind in PollerKind.available {
             #expect(try Configuration.fromEnvironment(["EVENT_LOOP": kind.rawValue]).eventLoop == kind)

@@ -25,7 +25,7 @@ import TestSupport
     @Test func production_aModeratorWorksTheQueue_andAPlainUserIsRefused() throws {
         let app = try TestApplication.start { $0.authMode = .token }
         defer { app.stop() }
-        let conninfo = try #require(app.configuration.databaseURL)
+        let conninfo = try #require(app.configuration.directDatabaseURL)
         let api = try APIClient(port: app.server.port)
         // The moderator has signed in once (the account exists), then the operator's command.
         _ = try AuthTests.signIn("mod@example.com", in: app, client: api)
@@ -58,7 +58,7 @@ import TestSupport
         defer { app.stop() }
         let client = try APIClient.user("dev-moderator@example.com", on: app)
         _ = try client.get("/api/me")
-        _ = try Roles.grant("moderator", toEmail: "dev-moderator@example.com", conninfo: try #require(app.configuration.databaseURL))
+        _ = try Roles.grant("moderator", toEmail: "dev-moderator@example.com", conninfo: try #require(app.configuration.directDatabaseURL))
         try Self.flows(["trust", "--url", "http://127.0.0.1:\(app.server.port)"])
     }
 }

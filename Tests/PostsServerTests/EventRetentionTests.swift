@@ -19,7 +19,7 @@ import TestSupport
 
         // While this lock is held the feed waits on its next read of `changes`: the stream
         // below is admitted (its cursor still kept) but not caught up.
-        let pruning = try PostgresConnection(conninfo: try #require(app.configuration.databaseURL))
+        let pruning = try PostgresConnection(conninfo: try #require(app.configuration.directDatabaseURL))
         defer { pruning.close() }
         try pruning.execute(unsafeSQL: "BEGIN; LOCK TABLE changes IN ACCESS EXCLUSIVE MODE")
         let stream = try EventStreamClient(port: app.server.port, query: "since=\(start)", timeout: .seconds(10))

@@ -96,7 +96,7 @@ import TestSupport
         let app = try TestApplication.start(cluster: .own)
         defer { app.stop() }
         let ash = try APIClient.user("ash@example.com", on: app)
-        let holder = try PostgresConnection(conninfo: app.configuration.databaseURL!)
+        let holder = try PostgresConnection(conninfo: app.configuration.directDatabaseURL!)
         defer { holder.close() }
         _ = try holder.query("BEGIN")
         _ = try holder.query("SELECT pg_current_xact_id()")

@@ -39,7 +39,7 @@ enum FollowAudit {
     static func mismatches(in app: Application) throws -> [Int] {
         #expect(try app.jobsDone(["feed.fanout", "account.purge"]), "the fan-outs and purges finish")
         // Its own connection: over hundreds of thousands of rows it outlasts a statement timeout.
-        let connection = try PostgresConnection(conninfo: try #require(app.configuration.databaseURL), queryTimeout: .zero)
+        let connection = try PostgresConnection(conninfo: try #require(app.configuration.directDatabaseURL), queryTimeout: .zero)
         defer { connection.close() }
         let row = try connection.query("""
             SELECT
@@ -87,7 +87,7 @@ enum BulkFollowers {
     /// own: longer than the server's statement timeout); their ids, in order.
     @discardableResult
     static func make(_ count: Int, of userID: Int, prefix: String = "fan", in app: Application) throws -> [Int64] {
-        let connection = try PostgresConnection(conninfo: try #require(app.configuration.databaseURL), queryTimeout: .zero)
+        let connection = try PostgresConnection(conninfo: try #require(app.configuration.directDatabaseURL), queryTimeout: .zero)
         defer { connection.close() }
         let ids = try connection.query("""
             WITH u AS (

@@ -129,7 +129,7 @@ import TestSupport
         defer { app.stop() }
         let health = try APIClient(port: app.server.port).get("/api/health")
         #expect(health.status == 200)
-        #expect(health.text == #"{"status":"success","database":"ok","mail":"not_configured","storage":"ok"}"#)
+        #expect(health.text == #"{"status":"success","database":"ok","mail":"not_configured","storage":"ok","replicas":[]}"#)
         #expect(try MailTestSupport.metric("mail_sent_total", of: app) == 0)
     }
 }

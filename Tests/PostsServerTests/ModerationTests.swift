@@ -35,7 +35,7 @@ import TestSupport
         // The role shows in /api/me; the command refuses an unknown address.
         let me = try ash.get("/api/me").json["user"] as? [String: Any]
         #expect(me?["role"] as? String == "user" && me?["suspended"] as? Bool == false)
-        #expect(try Roles.grant("moderator", toEmail: "nobody@example.com", conninfo: try #require(app.configuration.databaseURL)) == nil)
+        #expect(try Roles.grant("moderator", toEmail: "nobody@example.com", conninfo: try #require(app.configuration.directDatabaseURL)) == nil)
     }
 
     @Test func onlyModerators_reachTheModerationRoutes() throws {
@@ -144,7 +144,7 @@ extension APIClient {
     static func moderator(_ email: String, on app: Application) throws -> APIClient {
         let client = try APIClient.user(email, on: app)
         _ = try client.get("/api/me")  // makes the account
-        let change = try Roles.grant("moderator", toEmail: email, conninfo: try #require(app.configuration.databaseURL))
+        let change = try Roles.grant("moderator", toEmail: email, conninfo: try #require(app.configuration.directDatabaseURL))
         #expect(change?.previous == "user" && change?.now == "moderator")
         return client
     }

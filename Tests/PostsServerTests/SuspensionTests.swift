@@ -52,7 +52,7 @@ import TestSupport
         let (ash, _) = try signIn("ash@example.com")
         let ashID = try #require((try ash.get("/api/me").json["user"] as? [String: Any])?["id"] as? Int)
         let (mod, _) = try signIn("mod@example.com")
-        _ = try Roles.grant("moderator", toEmail: "mod@example.com", conninfo: try #require(app.configuration.databaseURL))
+        _ = try Roles.grant("moderator", toEmail: "mod@example.com", conninfo: try #require(app.configuration.directDatabaseURL))
         #expect(try mod.send("POST", "/api/moderation/users/\(ashID)/suspend", json: [:]).status == 200)
         #expect(try ash.get("/api/me").status == 401)
         let (_, refused) = try signIn("ash@example.com")

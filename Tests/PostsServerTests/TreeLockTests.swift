@@ -39,7 +39,7 @@ import TestSupport
         let leaf = try ash.createPost("leaf", parent: root.id)
         let elsewhere = try ash.createPost("elsewhere")
 
-        let holder = try PostgresConnection(conninfo: app.configuration.databaseURL!)
+        let holder = try PostgresConnection(conninfo: app.configuration.directDatabaseURL!)
         defer { holder.close() }
         _ = try holder.query("BEGIN")
         // What a like of the leaf holds while it runs: the tree shared, then the leaf.

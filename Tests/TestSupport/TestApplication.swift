@@ -16,6 +16,15 @@ public enum TestApplication {
     ) throws -> Application {
         var configuration = Configuration()
         configuration.databaseURL = try conninfo ?? TestDatabase.makeDatabase(in: cluster)
+        // The pooler pass (scripts/test): through PgBouncer in transaction mode, LISTEN direct.
+        if conninfo == nil, TestPooler.isRequested, !cluster.isOwn, let direct = configuration.databaseURL {
+            configuration.databaseURL = try TestPooler.pooler(for: TestDatabase.cluster(cluster)).route(direct)
+            configuration.database.pooler = .transaction
+            configuration.database.directURL = direct
+        } else if let conninfo, let direct = TestPooler.direct(behind: conninfo) {
+            configuration.database.pooler = .transaction
+            configuration.database.directURL = direct
+        }
         configuration.port = 0
         configuration.databasePoolSize = 4
         configuration.authMode = .trust

@@ -26,6 +26,11 @@ public enum TestDatabase {
         /// purpose (a transaction with an xid left open), which must not hold back anyone
         /// else's streams.
         case own
+
+        var isOwn: Bool {
+            if case .own = self { return true }
+            return false
+        }
     }
 
     private static let shared: Result<LocalCluster, any Error> = Result { try migratedCluster() }
@@ -53,6 +58,16 @@ public enum TestDatabase {
     /// A new database with every migration applied; returns its connection string.
     public static func makeDatabase(in cluster: Cluster = .shared) throws -> String {
         try createDatabase(prefix: "test", template: templateName, in: cluster)
+    }
+
+    /// A new database with every migration applied in a cluster of the caller's (one
+    /// `cluster(.own)` returned, say); returns its connection string.
+    public static func makeDatabase(on cluster: LocalCluster) throws -> String {
+        let name = "test_\(getpid())_\(counter.wrappingAdd(1, ordering: .relaxed).oldValue)"
+        let admin = try PostgresConnection(conninfo: cluster.conninfo(), queryTimeout: .zero)
+        defer { admin.close() }
+        try admin.execute(unsafeSQL: "CREATE DATABASE \(name) TEMPLATE \(templateName)")
+        return cluster.conninfo(database: name)
     }
 
     /// A new, empty database (no migrations), for tests of the migrator itself.

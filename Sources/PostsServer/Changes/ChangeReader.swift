@@ -3,6 +3,13 @@ import Postgres
 
 /// Reading the change log: pages after a cursor, up to the xmin horizon (see `ChangeLog`),
 /// in key order; the current position; and whether a cursor has fallen behind retention.
+///
+/// Always from the primary (`withConnection`, never `withReadConnection`), with replicas
+/// too: the horizon that makes a page gap-free is the primary's own (`pg_snapshot_xmin` of
+/// transactions a replica does not know are running), a cursor handed out by one database
+/// must not be read on another that has not replayed as far (its client would wait, or
+/// with the horizon of a replica, skip), and the live streams are woken by the primary's
+/// commits (`LISTEN`), which a replica reading a moment later might not show yet.
 struct ChangeReader: Sendable {
     let pool: ConnectionPool
 

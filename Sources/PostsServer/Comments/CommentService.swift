@@ -75,7 +75,7 @@ struct CommentService: Sendable {
     /// The rows of a page query whose first row always exists when its subject does (one
     /// row of NULL comment columns when the page is empty).
     private func run(_ query: SQLQuery, _ request: PageRequest<CommentCursor>, caller: Caller?) throws -> Page? {
-        try pool.withConnection { connection -> Page? in
+        try pool.withReadConnection { connection -> Page? in
             let rows = try connection.query(query).rows
             guard let first = rows.first else { return nil }
             let id = try first.position(of: "id")

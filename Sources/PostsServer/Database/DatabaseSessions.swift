@@ -1,3 +1,4 @@
+import Logging
 import Postgres
 
 /// How the server's pools open their sessions.
@@ -7,9 +8,28 @@ enum DatabaseSessions {
     /// whose row estimates (a CTE's are guesses) can pass `jit_above_cost`: compiling it
     /// then took 850 ms of a 950 ms statement (a demo seed of 2,000 rows), where running it
     /// takes a tenth of that.
-    static func pool(conninfo: String, size: Int) -> ConnectionPool {
+    ///
+    /// Behind a transaction-mode pooler no session setting survives a transaction: there
+    /// `jit` and `statement_timeout` are the role's or the pooler's (README "Scaling out").
+    static func pool(conninfo: String, size: Int, pooler: DatabaseTopology.Pooler = .none) -> ConnectionPool {
+        ConnectionPool(configuration(conninfo: conninfo, size: size, pooler: pooler))
+    }
+
+    /// The primary's pool of the topology, with its replicas (each a pool of the same size,
+    /// their sessions set the same way) and the monitor that measures them; no monitor
+    /// without replicas.
+    static func primary(conninfo: String, size: Int, topology: DatabaseTopology,
+                        logger: Logger) -> (ConnectionPool, ReplicaMonitor?) {
+        let primary = configuration(conninfo: conninfo, size: size, pooler: topology.pooler)
+        guard !topology.replicaURLs.isEmpty else { return (ConnectionPool(primary), nil) }
+        let replicas = ReplicaSet(conninfos: topology.replicaURLs, configuration: primary, maxLag: topology.replicaMaxLag)
+        return (ConnectionPool(primary, replicas: replicas), ReplicaMonitor(replicas: replicas, primary: primary, logger: logger))
+    }
+
+    private static func configuration(conninfo: String, size: Int, pooler: DatabaseTopology.Pooler) -> ConnectionPool.Configuration {
         var configuration = ConnectionPool.Configuration(conninfo: conninfo, size: size)
         configuration.sessionSettings = [("jit", "off")]
-        return ConnectionPool(configuration)
+        configuration.behindTransactionPooler = pooler == .transaction
+        return configuration
     }
 }

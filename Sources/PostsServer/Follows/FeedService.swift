@@ -104,7 +104,7 @@ struct FeedService: Sendable {
             ) e JOIN posts p ON p.id = e.id \(unsafeSQL: PostShape.authorJoin)
             """
         query.append(" ORDER BY e.created_at DESC, e.id DESC LIMIT \(literal: limit + 1)")
-        let page = try pool.withConnection { connection in
+        let page = try pool.withReadConnection { connection in
             try PostService.page(from: connection.query(query), limit: limit, withLiked: true)
         }
         let shown = shownBefore + page.count

@@ -104,7 +104,7 @@ struct FollowService: Sendable {
             SELECT l.* FROM (SELECT user_id FROM profiles WHERE user_id = \(userID)) owner
             LEFT JOIN LATERAL (\(page)) l ON true
             """
-        return try pool.withConnection { connection -> Listed? in
+        return try pool.withReadConnection { connection -> Listed? in
             let result = try connection.query(query)
             guard result.rowCount > 0 else { return nil }
             let rows = try result.rows.filter { try !$0.isNull("listed_id") }

@@ -19,9 +19,23 @@ enum HealthRoutes {
                          storageFailing: @escaping @Sendable () -> Bool) {
         routes.get("/api/ping", access: .open, runsOnEventLoop: true) { _, _ in pong }
         routes.get("/api/health", access: .open) { _, _ in
+            // The primary decides the status; a replica down only moves reads to the others.
             _ = try pool.withConnection { try $0.query("SELECT 1 AS ok") }
-            let storage = storageFailing() ? "failing" : "ok"
-            return Response.json(Array(#"{"status":"success","database":"ok","mail":"\#(mail().rawValue)","storage":"\#(storage)"}"#.utf8))
+            var health = JSONObject.success()
+            health.add("database", "ok")
+            health.add("mail", mail().rawValue)
+            health.add("storage", storageFailing() ? "failing" : "ok")
+            health.add("replicas", (pool.replicas?.statuses ?? []).map(replicaJSON))
+            return health.response()
         }
+    }
+
+    /// `{"name","state","lag_ms"}` (API.md "Many databases"); `lag_ms` null while it is down.
+    static func replicaJSON(_ status: ReplicaSet.Status) -> JSONObject {
+        var replica = JSONObject()
+        replica.add("name", status.name)
+        replica.add("state", status.state.rawValue)
+        replica.add("lag_ms", status.lag.map { Int64($0.milliseconds) })
+        return replica
     }
 }

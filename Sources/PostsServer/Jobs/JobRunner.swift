@@ -57,9 +57,9 @@ final class JobRunner: Sendable {
         var threads = 0
     }
 
-    init(workers: [JobWorker], conninfo: String, clock: ServerClock, logger: Logger) {
+    init(workers: [JobWorker], conninfo: String, pooler: DatabaseTopology.Pooler = .none, clock: ServerClock, logger: Logger) {
         self.workers = workers
-        pool = DatabaseSessions.pool(conninfo: conninfo, size: 2)
+        pool = DatabaseSessions.pool(conninfo: conninfo, size: 2, pooler: pooler)
         queue = JobQueue(pool: pool, clock: clock)
         self.clock = clock
         self.logger = logger

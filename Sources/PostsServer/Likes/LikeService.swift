@@ -111,7 +111,7 @@ struct LikeService: Sendable {
             LEFT JOIN profiles pr ON pr.user_id = l.user_id
             ORDER BY l.created_at DESC, l.user_id DESC
             """
-        return try pool.withConnection { connection -> Likers? in
+        return try pool.withReadConnection { connection -> Likers? in
             let rows = try connection.query(query).rows
             guard let first = rows.first else { return nil }
             let likers = try rows.filter { try !$0.isNull("user_id") }

@@ -43,6 +43,7 @@ enum MetricsRoutes {
             metrics.sample("db_pool_connections", [("state", "in_use")], Double(pool.inUse))
             metrics.sample("db_pool_connections", [("state", "idle")], Double(pool.idle))
             metrics.add("db_pool_waiting", .gauge, help: "Requests waiting for a pooled connection.", value: pool.waiting)
+            addReplicas(to: &metrics, replicas: sources.pool.replicas)
             let events = sources.feed.statistics
             metrics.add("events_subscribers", .gauge, help: "Open /api/events streams on this instance.",
                         value: events.subscribers)

@@ -30,7 +30,7 @@ struct NotificationService: Sendable {
             SELECT l.*, u.unread FROM (\(Self.unreadCount(for: caller, excluding: nil))) u LEFT JOIN LATERAL (\(page)) l ON true
             ORDER BY l.created_at DESC, l.id DESC
             """
-        return try pool.withConnection { connection in
+        return try pool.withReadConnection { connection in
             let rows = try connection.query(query).rows
             guard let first = rows.first else { throw PostgresError(.decoding, details: "the notifications page answered no row") }
             let unread = try first.decode("unread", as: Int.self)

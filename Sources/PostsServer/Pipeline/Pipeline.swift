@@ -21,13 +21,15 @@ struct Pipeline: Sendable {
     private let stages: [any RequestStage]
 
     /// `limiter`: nil when `RATE_LIMIT_IP` is 0. `localOriginsOnly`: trust mode on loopback.
-    init(identity: Identity, changes: ChangeNudge, limiter: RateLimiter?, localOriginsOnly: Bool) {
+    init(identity: Identity, changes: ChangeNudge, reads: ReadYourWrites, limiter: RateLimiter?, localOriginsOnly: Bool) {
         var admissionStages: [any AdmissionStage] = []
         if localOriginsOnly { admissionStages.append(LocalOriginStage()) }
         if let limiter { admissionStages.append(RateLimitStage(limiter: limiter)) }
         admissionStages.append(HeadIdentityStage(identity: identity))
         self.admissionStages = admissionStages
-        stages = [ChangeNudgeStage(nudge: changes), BodyIdentityStage(identity: identity), CallerProofStage(identity: identity)]
+        // Read-your-writes before the proof: it tells a caller read afresh by its missing proof.
+        stages = [ChangeNudgeStage(nudge: changes), BodyIdentityStage(identity: identity), ReadYourWritesStage(reads: reads),
+                  CallerProofStage(identity: identity)]
     }
 
     /// The admission stages of a route, in order.

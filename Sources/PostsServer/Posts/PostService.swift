@@ -37,7 +37,7 @@ struct PostService: Sendable {
         query.append(Visibility.visible(on: .postList, author: "p.user_id", to: caller, suspendedFlag: "pr.suspended"))
         if let cursor = request.cursor { query.append(cursor.before(created: "p.created_at", id: "p.id")) }
         query.append(" ORDER BY p.created_at DESC, p.id DESC LIMIT \(literal: request.limit + 1)")
-        return try pool.withConnection { try Self.page(from: $0.query(query), limit: request.limit, withLiked: caller != nil) }
+        return try pool.withReadConnection { try Self.page(from: $0.query(query), limit: request.limit, withLiked: caller != nil) }
     }
 
     /// The children page of a post, or nil when the post does not exist (or its author and
@@ -54,7 +54,7 @@ struct PostService: Sendable {
             ) parent
             LEFT JOIN LATERAL (\(page)) c ON true
             """
-        return try pool.withConnection { connection -> Page? in
+        return try pool.withReadConnection { connection -> Page? in
             let result = try connection.query(query)
             guard result.rowCount > 0 else { return nil }
             // One row of NULLs: the parent exists and has no children (on this page).
@@ -67,7 +67,7 @@ struct PostService: Sendable {
 
     /// One post as JSON, or nil.
     func post(_ id: Int64, caller: Caller?) throws -> [UInt8]? {
-        try pool.withConnection { try Self.post(id, caller: caller, on: $0) }
+        try pool.withReadConnection { try Self.post(id, caller: caller, on: $0) }
     }
 
     static func post(_ id: Int64, caller: Caller?, on connection: PostgresConnection) throws -> [UInt8]? {
@@ -82,7 +82,7 @@ struct PostService: Sendable {
     /// With blocks in play, nil when the caller may not see the post, and ancestors it may
     /// not see are left out of the chain.
     func ancestors(of id: Int64, caller: Caller?) throws -> [UInt8]? {
-        try pool.withConnection { connection -> [UInt8]? in
+        try pool.withReadConnection { connection -> [UInt8]? in
             let result = try connection.query("""
                 WITH RECURSIVE chain(id, parent_id, depth) AS (
                     SELECT id, parent_id, 0 FROM posts WHERE id = \(id)

@@ -10,7 +10,7 @@ struct ProfileService: Sendable {
 
     /// One profile; with a caller, its `followed_by_me`.
     func profile(of userID: Int64, caller: Caller? = nil) throws -> [UInt8]? {
-        try pool.withConnection { connection in
+        try pool.withReadConnection { connection in
             guard let row = try connection.query("""
                 SELECT \(unsafeSQL: ProfileShape.columns)\(ProfileShape.followedByMe(caller: caller))
                 FROM profiles pr WHERE pr.user_id = \(userID)
@@ -29,7 +29,7 @@ struct ProfileService: Sendable {
     }
 
     func me(_ userID: Int64) throws -> Me? {
-        try pool.withConnection { connection in
+        try pool.withReadConnection { connection in
             guard let row = try connection.query("""
                 SELECT \(unsafeSQL: ProfileShape.columns), u.email, u.role, u.suspended_at IS NOT NULL AS suspended
                 FROM users u JOIN profiles pr ON pr.user_id = u.id WHERE u.id = \(userID)

@@ -68,7 +68,7 @@ struct RelationService: Sendable {
             """
         if let cursor = request.cursor { query.append(cursor.before(created: "r.created_at", id: "r.\(kind.target)")) }
         query.append(" ORDER BY r.created_at DESC, r.\(unsafeSQL: kind.target) DESC LIMIT \(literal: request.limit + 1)")
-        return try pool.withConnection { connection in
+        return try pool.withReadConnection { connection in
             let rows = try connection.query(query).rows
             let (json, last) = try RowJSON.page(rows, limit: request.limit) { row, out in
                 try ProfileShape.append(row, from: try row.position(of: "user_id"), to: &out)

@@ -89,7 +89,7 @@ extension SearchService {
     }
 
     private func page(of query: SQLQuery, limit: Int, caller: Caller?, cursor: (PostgresRow) throws -> String) throws -> Page {
-        let rows = try pool.withConnection { try $0.query(query).rows }
+        let rows = try pool.withReadConnection { try $0.query(query).rows }
         let (json, last) = try RowJSON.page(rows, limit: limit) { row, out in
             try PostShape.append(row, withLiked: caller != nil, to: &out)
         }

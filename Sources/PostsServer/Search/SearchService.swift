@@ -56,7 +56,7 @@ struct SearchService: Sendable {
             query.append(" AND (m.exact, m.followed, m.followers_count, m.user_id) < (\(key[0]), \(key[1]), \(key[2]), \(key[3]))")
         }
         query.append(" ORDER BY m.exact DESC, m.followed DESC, m.followers_count DESC, m.user_id DESC LIMIT \(literal: limit + 1)")
-        let rows = try pool.withConnection { try $0.query(query).rows }
+        let rows = try pool.withReadConnection { try $0.query(query).rows }
         let followedByMe = try rows.first.flatMap { row in caller == nil ? nil : try row.position(of: "followed_by_me") }
         let (json, last) = try RowJSON.page(rows, limit: limit) { row, out in
             try ProfileShape.append(row, followedByMe: followedByMe, to: &out)
@@ -81,7 +81,7 @@ struct SearchService: Sendable {
             query.append(" AND (m.exact, m.posts_count, m.id) < (\(cursor.values[0]), \(cursor.values[1]), \(cursor.values[2]))")
         }
         query.append(" ORDER BY m.exact DESC, m.posts_count DESC, m.id DESC LIMIT \(literal: limit + 1)")
-        let rows = try pool.withConnection { try $0.query(query).rows }
+        let rows = try pool.withReadConnection { try $0.query(query).rows }
         let (json, last) = try RowJSON.page(rows, limit: limit) { row, out in try TagShape.append(row, to: &out) }
         let next = try last.map { row in
             SortKeyCursor([Int64(try row.decode("exact", as: Int32.self)), Int64(try row.decode("posts_count", as: Int32.self)),

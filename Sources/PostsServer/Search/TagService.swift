@@ -31,7 +31,7 @@ final class TagService: Sendable {
 
     /// `{"name","posts_count"}` of the tag a name (folded as written) names; nil for none.
     func tag(_ name: String) throws -> [UInt8]? {
-        try pool.withConnection { connection -> [UInt8]? in
+        try pool.withReadConnection { connection -> [UInt8]? in
             guard let row = try connection.query("""
                 SELECT name, posts_count FROM tags WHERE name = search_fold(\(Self.bare(name)))
                 """).first else { return nil }
@@ -55,7 +55,7 @@ final class TagService: Sendable {
             SELECT x.* FROM (SELECT id FROM tags WHERE name = search_fold(\(Self.bare(name)))) t
             LEFT JOIN LATERAL (\(page)) x ON true
             """
-        return try pool.withConnection { connection -> PostService.Page? in
+        return try pool.withReadConnection { connection -> PostService.Page? in
             let result = try connection.query(query)
             guard result.rowCount > 0 else { return nil }
             if result.rowCount == 1, try result.first?.isNull("id") == true {
@@ -85,7 +85,7 @@ final class TagService: Sendable {
             SELECT t.name, t.posts_count, a.authors FROM (\(authors)) a JOIN tags t ON t.id = a.tag_id
             ORDER BY a.authors DESC, t.posts_count DESC, t.id DESC LIMIT \(literal: Self.maxListed)
             """
-        return try pool.withConnection { connection in
+        return try pool.withReadConnection { connection in
             try connection.query(query).rows.map { row in
                 TrendingTag(name: try row.decode("name"), postsCount: Int64(try row.decode("posts_count", as: Int32.self)),
                             authors24h: try row.decode("authors"))

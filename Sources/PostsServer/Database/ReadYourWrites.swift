@@ -1,0 +1,85 @@
+import HTTP
+import Postgres
+
+/// A user always sees what they just did, with reads served by replicas (API.md "Many
+/// databases"): every answer to a write names where in the primary's log it ended
+/// (`Read-After`), and a read sets its floor (`ReadConsistency`) to the most recent of
+/// - the `Read-After` a client sent back (PostsClient does; opaque to clients, the log
+///   position as text), on any instance;
+/// - its caller's last write through this instance (`RecentWriters`), for a client that
+///   does not send one;
+/// - for a caller read afresh from the primary (a session of a moment ago), where the
+///   primary's log was just after: what made the session is older than that.
+/// A write's own reads go to the primary (it may read what it wrote before the commit
+/// position is known). Without replicas nothing is measured and the token is `0/0`.
+final class ReadYourWrites: Sendable {
+    static let header = "Read-After"
+    /// Read nowhere but the primary.
+    static let primaryOnly = LogSequenceNumber(value: .max)
+
+    private let pool: ConnectionPool
+    private let writers: RecentWriters?
+
+    init(pool: ConnectionPool) {
+        self.pool = pool
+        // As long as a replica that takes reads may lack a write: its lag limit, twice over
+        // for the time between two measurements.
+        writers = pool.replicas.map { RecentWriters(keep: $0.maxLag * 2 + .seconds(1)) }
+    }
+
+    var readsFromReplicas: Bool { writers != nil }
+
+    /// The floor of a request's reads; nil: any replica within the lag limit.
+    func floor(of request: Request, caller: Caller?, callerReadAfresh: Bool) throws -> LogSequenceNumber? {
+        guard let writers else { return nil }
+        if request.method != .GET && request.method != .HEAD { return Self.primaryOnly }
+        var floor: LogSequenceNumber?
+        if let token = request.head.headers[Self.header] {
+            // One we did not make (or from a newer server) cannot be judged: the primary can.
+            guard let position = LogSequenceNumber(token) else { return Self.primaryOnly }
+            floor = position
+        }
+        if let caller {
+            if callerReadAfresh {
+                let now = try primaryPosition()
+                writers.remember(caller.userID, wroteUpTo: now)
+            }
+            if let written = writers.position(of: caller.userID) { floor = max(floor ?? .zero, written) }
+        }
+        return floor
+    }
+
+    /// After a write succeeded: its token, remembered for its caller.
+    func written(by caller: Caller?) throws -> String {
+        guard let writers else { return LogSequenceNumber.zero.description }
+        let position = try primaryPosition()
+        if let caller { writers.remember(caller.userID, wroteUpTo: position) }
+        return position.description
+    }
+
+    /// Where the primary's log is now: past the end of every transaction committed before.
+    private func primaryPosition() throws -> LogSequenceNumber {
+        let text: String = try pool.withConnection {
+            try $0.query("SELECT pg_current_wal_lsn()::text AS position").firstRow().decode("position")
+        }
+        guard let position = LogSequenceNumber(text) else {
+            throw PostgresError(.decoding, details: "unreadable log position \(text)")
+        }
+        return position
+    }
+}
+
+/// Sets each request's read floor and gives each write's answer its `Read-After`.
+struct ReadYourWritesStage: RequestStage {
+    let reads: ReadYourWrites
+
+    func handle(_ request: Request, _ context: inout AppContext, next: AppHandler) throws -> Response {
+        let floor = try reads.floor(of: request, caller: context.caller,
+                                    callerReadAfresh: context.caller != nil && context.callerProof == nil)
+        var response = try ReadConsistency.requiring(floor) { try next(request, &context) }
+        if request.method != .GET && request.method != .HEAD && (200..<300).contains(response.status.code) {
+            response.headers.add(ReadYourWrites.header, try reads.written(by: context.caller))
+        }
+        return response
+    }
+}

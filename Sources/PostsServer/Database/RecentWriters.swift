@@ -1,0 +1,59 @@
+import Foundation
+import Locking
+import Postgres
+
+/// Who wrote lately on this instance, and where in the primary's log their last write ended:
+/// so that a client that does not send `Read-After` back (the firefly app) still reads its
+/// own writes. Bounded both ways: an entry lasts as long as a replica taking reads may lack
+/// it (`keep`), and past `capacity` users the oldest entries go first (their reads then
+/// trust the lag limit alone).
+final class RecentWriters: Sendable {
+    private struct State {
+        var positions: [Int64: (position: LogSequenceNumber, at: ContinuousClock.Instant)] = [:]
+        /// Entries in the order they were made; a user written again has an older, stale one too.
+        var order: [(user: Int64, at: ContinuousClock.Instant)] = []
+        var orderStart = 0
+    }
+
+    private let keep: Duration
+    private let capacity: Int
+    private let state = ParkingLock(State())
+
+    init(keep: Duration, capacity: Int = 100_000) {
+        self.keep = keep
+        self.capacity = capacity
+    }
+
+    func remember(_ user: Int64, wroteUpTo position: LogSequenceNumber, now: ContinuousClock.Instant = .now) {
+        state.withLock { state in
+            if let known = state.positions[user], known.position >= position { return }
+            state.positions[user] = (position, now)
+            state.order.append((user, now))
+            forget(&state, now: now)
+        }
+    }
+
+    /// The position `user` last wrote up to, while a replica may still lack it.
+    func position(of user: Int64, now: ContinuousClock.Instant = .now) -> LogSequenceNumber? {
+        state.withLock { state in
+            guard let entry = state.positions[user], now - entry.at <= keep else { return nil }
+            return entry.position
+        }
+    }
+
+    var count: Int { state.withLock { $0.positions.count } }
+
+    private func forget(_ state: inout State, now: ContinuousClock.Instant) {
+        while state.orderStart < state.order.count {
+            let oldest = state.order[state.orderStart]
+            guard now - oldest.at > keep || state.positions.count > capacity else { break }
+            if state.positions[oldest.user]?.at == oldest.at { state.positions[oldest.user] = nil }
+            state.orderStart += 1
+        }
+        // The consumed front is dropped once it is half the list: amortized O(1) a write.
+        if state.orderStart > 1024 && state.orderStart * 2 > state.order.count {
+            state.order.removeFirst(state.orderStart)
+            state.orderStart = 0
+        }
+    }
+}

@@ -1,0 +1,202 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import PostsClient
+import Postgres
+import PostsServer
+import Synchronization
+import Testing
+import TestSupport
+
+/// Reads from a real streaming replica (API.md "Many databases"): a replica made from the
+/// test's own cluster with `pg_basebackup -R`, its replay paused to make lag on purpose, or
+/// stopped. What a user just did is always what they read, through any instance with the
+/// `Read-After` token PostsClient sends back and through the same instance without it;
+/// everyone else's reads keep going to the replica; a replica lost costs nothing but its
+/// share of the reads, and it takes them again once back.
+@Suite(.serialized) struct ClientReplicaTests {
+    /// A primary of the test's own, one replica of it, and `instances` servers reading from it.
+    struct Deployment {
+        let replica: TestReplica
+        let apps: [Application]
+        var replicaName: String { "\(replica.standby.socketDirectory):\(replica.standby.port)/\(database)" }
+        let database: String
+
+        static func start(instances: Int, maxLag: Duration) throws -> Deployment {
+            let cluster = try TestDatabase.cluster(.own)
+            let conninfo = try TestDatabase.makeDatabase(on: cluster)
+            let replica = try TestReplica.start(of: cluster)
+            try replica.waitUntilCaughtUp()
+            let apps = try (0..<instances).map { _ in
+                try TestApplication.start(conninfo: conninfo) {
+                    $0.database.replicaURLs = [replica.conninfo(of: conninfo)]
+                    $0.database.replicaMaxLag = maxLag
+                }
+            }
+            let database = conninfo.split(separator: " ").first { $0.hasPrefix("dbname=") }.map { String($0.dropFirst(7)) } ?? ""
+            return Deployment(replica: replica, apps: apps, database: database)
+        }
+
+        func url(_ index: Int) -> URL { URL(string: "http://127.0.0.1:\(apps[index].server.port)")! }
+
+        func stop() { apps.forEach { $0.stop() } }
+
+        /// `/api/health`'s replicas.
+        func replicas(on index: Int) throws -> [[String: Any]] {
+            try APIClient(port: apps[index].server.port).get("/api/health").json["replicas"] as? [[String: Any]] ?? []
+        }
+
+        func readsServedBy(_ database: String, on index: Int) throws -> Double {
+            try MetricsProbe(port: apps[index].server.port).value("db_reads_total{database=\"\(database)\"}") ?? 0
+        }
+    }
+
+    @Test func whatAUserJustDid_isWhatTheyRead_whileOthersReadTheLaggingReplica() async throws {
+        let deployment = try Deployment.start(instances: 2, maxLag: .seconds(120))
+        defer { deployment.stop() }
+        #expect(try deployment.replicas(on: 0).map { $0["state"] as? String } == ["ok"])
+        let ash = PostsClient(baseURL: deployment.url(0), retryPolicy: ClientTestServer.fastRetries)
+        try await ash.developmentSignIn(email: "ash@example.com")
+        let post = try await ash.createPost(draft("On the replica"))
+        // Bob's client goes through a load balancer: each request to the next instance.
+        let balancer = BalancingTransport(ports: deployment.apps.map(\.server.port))
+        let bob = PostsClient(baseURL: deployment.url(0), transport: balancer, retryPolicy: ClientTestServer.fastRetries)
+        try await bob.developmentSignIn(email: "bob@example.com")
+        let carol = PostsClient(baseURL: deployment.url(0), retryPolicy: ClientTestServer.fastRetries)
+        try await carol.developmentSignIn(email: "carol@example.com")
+        let carolToken = try #require(carol.token)
+        // Each instance has met Carol (a caller read afresh reads from the primary once).
+        for app in deployment.apps {
+            #expect(try APIClient(port: app.server.port).get("/api/posts/\(post.id)", headers: ["Authorization": "Bearer \(carolToken)"]).status == 200)
+        }
+        let caughtUpTo = try deployment.replica.waitUntilCaughtUp()
+        // The servers measure it several times a second: until both have seen it that far.
+        for index in deployment.apps.indices {
+            #expect(try MetricsProbe(port: deployment.apps[index].server.port)
+                .wait(for: "db_replica_replayed_bytes{replica=\"\(deployment.replicaName)\"}") { $0 >= Double(caughtUpTo.value) })
+        }
+
+        try deployment.replica.run("SELECT pg_wal_replay_pause()")
+        defer { try? deployment.replica.run("SELECT pg_wal_replay_resume()") }
+        _ = try await bob.like(postID: post.id)
+        let likedOn = try #require(balancer.ports.last)
+        let token = try #require(bob.readAfter)
+        // The next request goes to the other instance, with the token: it shows the like.
+        let seen = try await bob.post(id: post.id)
+        #expect(balancer.ports.last != likedOn)
+        #expect(seen.likeCount == 1 && seen.likedByMe == true)
+
+        // Without the token, on the instance that took the like: it remembers Bob's write.
+        let bobToken = try #require(bob.token)
+        let plain = try APIClient(port: likedOn).get("/api/posts/\(post.id)", headers: ["Authorization": "Bearer \(bobToken)"])
+        #expect(plain.json["post"].flatMap { ($0 as? [String: Any])?["like_count"] as? Int } == 1)
+
+        // Everyone else reads the replica, which has not replayed the like yet.
+        let replicaReads = try deployment.readsServedBy(deployment.replicaName, on: 0)
+        let carolReads = try APIClient(port: deployment.apps[0].server.port)
+            .get("/api/posts/\(post.id)", headers: ["Authorization": "Bearer \(carolToken)"])
+        #expect(carolReads.json["post"].flatMap { ($0 as? [String: Any])?["like_count"] as? Int } == 0)
+        let anonymous = try APIClient(port: deployment.apps[1].server.port).get("/api/posts/\(post.id)")
+        #expect(anonymous.json["post"].flatMap { ($0 as? [String: Any])?["like_count"] as? Int } == 0)
+        #expect(try deployment.readsServedBy(deployment.replicaName, on: 0) > replicaReads)
+        // A token the server did not make is judged by the primary.
+        let odd = try APIClient(port: deployment.apps[0].server.port).get("/api/posts/\(post.id)", headers: ["Read-After": "yesterday"])
+        #expect(odd.json["post"].flatMap { ($0 as? [String: Any])?["like_count"] as? Int } == 1)
+        #expect(token.contains("/"))
+
+        // Replay again: the replica catches up and Carol sees the like there too.
+        try deployment.replica.run("SELECT pg_wal_replay_resume()")
+        try deployment.replica.waitUntilCaughtUp()
+        let caughtUp = try APIClient(port: deployment.apps[0].server.port)
+            .get("/api/posts/\(post.id)", headers: ["Authorization": "Bearer \(carolToken)"])
+        #expect(caughtUp.json["post"].flatMap { ($0 as? [String: Any])?["like_count"] as? Int } == 1)
+    }
+
+    @Test func aReplicaBehindTheLagLimit_takesNoReads_untilItCatchesUp() async throws {
+        let deployment = try Deployment.start(instances: 1, maxLag: .milliseconds(300))
+        defer { deployment.stop() }
+        let ash = PostsClient(baseURL: deployment.url(0), retryPolicy: ClientTestServer.fastRetries)
+        try await ash.developmentSignIn(email: "ash@example.com")
+        try deployment.replica.run("SELECT pg_wal_replay_pause()")
+        defer { try? deployment.replica.run("SELECT pg_wal_replay_resume()") }
+        let post = try await ash.createPost(draft("Written while the replica waits"))
+        #expect(eventually(timeout: .seconds(20)) { (try? deployment.replicas(on: 0).first?["state"] as? String) == "lagging" })
+        let lagMS = try #require(try deployment.replicas(on: 0).first?["lag_ms"] as? Int)
+        #expect(lagMS > 300)
+        // Anyone's read goes to the primary meanwhile: the post is there.
+        #expect(try APIClient(port: deployment.apps[0].server.port).get("/api/posts/\(post.id)").status == 200)
+        try deployment.replica.run("SELECT pg_wal_replay_resume()")
+        #expect(eventually(timeout: .seconds(20)) { (try? deployment.replicas(on: 0).first?["state"] as? String) == "ok" })
+        let metrics = try APIClient(port: deployment.apps[0].server.port).get("/metrics").text
+        #expect(metrics.contains("db_replica_up{replica=\"\(deployment.replicaName)\"} 1"))
+        #expect(metrics.contains("db_replica_lag_seconds{replica=\"\(deployment.replicaName)\"}"))
+    }
+
+    @Test func aStoppedReplica_sendsReadsToThePrimary_andTakesThemAgainOnceBack() async throws {
+        let deployment = try Deployment.start(instances: 1, maxLag: .seconds(5))
+        defer { deployment.stop() }
+        let api = try APIClient(port: deployment.apps[0].server.port)
+        let ash = PostsClient(baseURL: deployment.url(0), retryPolicy: ClientTestServer.fastRetries)
+        try await ash.developmentSignIn(email: "ash@example.com")
+        let post = try await ash.createPost(draft("Still readable"))
+        try deployment.replica.waitUntilCaughtUp()
+        #expect(try api.get("/api/posts/\(post.id)").status == 200)
+
+        try deployment.replica.standby.stop()
+        let stopped = ContinuousClock.now
+        // Every read answers, from the primary, at once (a read the replica drops is run again there).
+        for _ in 0..<20 {
+            #expect(try api.get("/api/posts/\(post.id)").status == 200)
+        }
+        #expect(eventually(timeout: .seconds(5)) { (try? deployment.replicas(on: 0).first?["state"] as? String) == "down" })
+        #expect(ContinuousClock.now - stopped < .seconds(5))
+        #expect(try deployment.replicas(on: 0).first?["lag_ms"] is NSNull)
+        #expect(try api.get("/api/health").status == 200)
+
+        try deployment.replica.standby.start()
+        #expect(eventually(timeout: .seconds(30)) { (try? deployment.replicas(on: 0).first?["state"] as? String) == "ok" })
+        let before = try deployment.readsServedBy(deployment.replicaName, on: 0)
+        #expect(try api.get("/api/posts/\(post.id)").status == 200)
+        #expect(try deployment.readsServedBy(deployment.replicaName, on: 0) > before)
+    }
+
+    @Test func withoutReplicas_everyWriteStillCarriesAToken() async throws {
+        let server = try ClientTestServer.start()
+        defer { server.stop() }
+        let ash = try await server.signedIn("ash@example.com")
+        _ = try await ash.createPost(draft("A"))
+        #expect(ash.readAfter == "0/0")
+        let health = try APIClient(port: server.app.server.port).get("/api/health")
+        #expect((health.json["replicas"] as? [Any])?.isEmpty == true)
+        #expect(health.header("Read-After") == nil)
+    }
+}
+
+/// A load balancer in the client: each request goes to the next of `ports`, in turn.
+final class BalancingTransport: HTTPTransport {
+    private let upstream = URLSessionTransport()
+    private let targets: [Int]
+    private let state = Mutex<(next: Int, sent: [Int])>((0, []))
+
+    init(ports: [Int]) {
+        targets = ports
+    }
+
+    /// The port each request went to, in order.
+    var ports: [Int] { state.withLock { $0.sent } }
+
+    func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        let port = state.withLock { state in
+            let port = targets[state.next % targets.count]
+            state.next += 1
+            state.sent.append(port)
+            return port
+        }
+        var routed = request
+        var components = URLComponents(url: try #require(request.url), resolvingAgainstBaseURL: false)
+        components?.port = port
+        routed.url = components?.url
+        return try await upstream.send(routed)
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import Postgres
+
+/// A streaming replica of a test cluster: a base backup (`pg_basebackup -R`) started in a
+/// folder of its own, following the cluster as a hot standby. Stopped at process exit with
+/// the clusters.
+public struct TestReplica: Sendable {
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public let primary: LocalCluster
+    public let standby: LocalCluster
+
+    /// A replica of `primary` (a cluster of the test's own: pausing its replay or stopping it
+    /// must not touch anyone else's), started and streaming.
+    public static func start(of primary: LocalCluster) throws -> TestReplica {
+        let directory = URL(fileURLWithPath: ScratchDirectory.path("standby"))
+        let standby = try primary.makeStandby(in: directory)
+        ClusterCleanup.register(standby)
+        do {
+            try standby.start()
+        } catch {
+            let log = (try? String(contentsOf: standby.logFile, encoding: .utf8)) ?? ""
+            throw Failure(description: "\(error)\n\(log.suffix(3000))")
+        }
+        return TestReplica(primary: primary, standby: standby)
+    }
+
+    /// `database` of the primary (a connection string of it), as the replica serves it.
+    public func conninfo(of database: String) -> String {
+        let name = database.split(separator: " ").first { $0.hasPrefix("dbname=") }.map { String($0.dropFirst(7)) } ?? "postgres"
+        return standby.conninfo(database: name)
+    }
+
+    /// Runs SQL on the replica's `postgres` database (replay control, mostly).
+    public func run(_ sql: String) throws {
+        let connection = try PostgresConnection(conninfo: standby.conninfo(), queryTimeout: .seconds(10))
+        defer { connection.close() }
+        try connection.execute(unsafeSQL: sql)
+    }
+
+    /// Where the primary's log is now.
+    public func primaryPosition() throws -> LogSequenceNumber {
+        let connection = try PostgresConnection(conninfo: primary.conninfo(), queryTimeout: .seconds(10))
+        defer { connection.close() }
+        let text: String = try connection.query("SELECT pg_current_wal_lsn()::text AS at").firstRow().decode("at")
+        return try LogSequenceNumber(text) ?? { throw Failure(description: "unreadable position \(text)") }()
+    }
+
+    /// Until the replica has replayed everything the primary has written so far; returns that position.
+    @discardableResult
+    public func waitUntilCaughtUp(timeout: Duration = .seconds(30)) throws -> LogSequenceNumber {
+        let position = try primaryPosition()
+        let target = position.description
+        let caughtUp = eventually(timeout: timeout) {
+            guard let connection = try? PostgresConnection(conninfo: standby.conninfo(), queryTimeout: .seconds(10)) else { return false }
+            defer { connection.close() }
+            let replayed: Bool? = try? connection.query("SELECT coalesce(pg_last_wal_replay_lsn() >= \(target)::pg_lsn, false) AS done")
+                .firstRow().decode("done")
+            return replayed == true
+        }
+        guard caughtUp else { throw Failure(description: "the replica did not replay up to \(target) in \(timeout)") }
+        return position
+    }
+}
