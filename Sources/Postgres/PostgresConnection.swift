@@ -29,7 +29,9 @@ public final class PostgresConnection {
     var commitHooks: [() -> Void] = []
     /// Zero waits forever (migrations, seeding).
     public var queryTimeout: Duration
-    private let statementTimeout: Duration
+    /// Zero: none, even if the role or database sets one (a migration may run for minutes).
+    /// Nil behind a transaction-mode pooler, which keeps no session setting.
+    private let statementTimeout: Duration?
     /// Custom settings of the session (`posts.push`), set again after every reconnect.
     private let sessionSettings: [(name: String, value: String)]
     /// The server end is a transaction-mode pooler's: nothing of the session outlives a
@@ -50,7 +52,7 @@ public final class PostgresConnection {
                 sessionSettings: [(name: String, value: String)] = [],
                 behindTransactionPooler: Bool = false) throws(PostgresError) {
         self.queryTimeout = queryTimeout
-        self.statementTimeout = queryTimeout == .zero || behindTransactionPooler ? .zero : statementTimeout
+        self.statementTimeout = behindTransactionPooler ? nil : queryTimeout == .zero ? .zero : statementTimeout
         self.sessionSettings = behindTransactionPooler ? [] : sessionSettings
         self.behindTransactionPooler = behindTransactionPooler
         statements = PreparedStatementCache(capacity: preparedStatementCapacity, namesStatements: !behindTransactionPooler)
@@ -104,8 +106,8 @@ public final class PostgresConnection {
     /// configured integer (never from input), then the configured settings. A session
     /// without them is not the one asked for: it is closed and the connect fails.
     private func applySessionSettings() throws(PostgresError) {
-        if statementTimeout > .zero {
-            let milliseconds = max(1, statementTimeout.milliseconds)
+        if let statementTimeout {
+            let milliseconds = statementTimeout > .zero ? max(1, statementTimeout.milliseconds) : 0
             do {
                 try execute(unsafeSQL: "SET statement_timeout = \(milliseconds)")
             } catch {
