@@ -10,7 +10,9 @@ import Synchronization
 /// Why lag from the primary's positions rather than `now() - pg_last_xact_replay_timestamp()`:
 /// that timestamp is the last replayed commit's, so a replica of a quiet database would look
 /// minutes behind a moment after the first write it has not replayed yet, and take no reads
-/// for nothing. Here a replica is as far behind as the oldest primary position it lacks.
+/// for nothing. Here a replica is as far behind as the oldest primary position it lacks,
+/// of those the primary had flushed (what it can send: with `synchronous_commit = off`
+/// the insert position runs ahead of it, in a quiet database for as long as it stays quiet).
 public final class ReplicaMonitor: Sendable {
     private let replicas: ReplicaSet
     private let primary: ConnectionPool
@@ -64,7 +66,7 @@ public final class ReplicaMonitor: Sendable {
     private func measure(_ sessions: Sessions) {
         let now = ContinuousClock.now
         if let position = try? primary.withConnection({
-            try LogSequenceNumber($0.query("SELECT pg_current_wal_lsn()::text AS position").firstRow().decode("position") as String)
+            try LogSequenceNumber($0.query("SELECT pg_current_wal_flush_lsn()::text AS position").firstRow().decode("position") as String)
         }) ?? nil {
             sessions.history.record(position, at: now)
         }
@@ -114,7 +116,7 @@ private final class Sessions: @unchecked Sendable {
             connections[index] = connection
             // A replica that was promoted is the primary now: it has all it wrote.
             let text: String = try connection.query("""
-                SELECT (CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_lsn() END)::text AS replayed
+                SELECT (CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_insert_lsn() END)::text AS replayed
                 """).firstRow().decode("replayed")
             guard let position = LogSequenceNumber(text) else {
                 throw PostgresError(.server, details: "unreadable log position \(text)")

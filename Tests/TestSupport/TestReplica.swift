@@ -40,11 +40,27 @@ public struct TestReplica: Sendable {
         try connection.execute(unsafeSQL: sql)
     }
 
-    /// Where the primary's log is now.
+    /// Pauses replay (`pg_wal_replay_pause()`) and waits until it has paused: the request
+    /// alone leaves it replaying until its next check.
+    public func pauseReplay(timeout: Duration = .seconds(30)) throws {
+        try run("SELECT pg_wal_replay_pause()")
+        let paused = eventually(timeout: timeout) {
+            guard let connection = try? PostgresConnection(conninfo: standby.conninfo(), queryTimeout: .seconds(10)) else { return false }
+            defer { connection.close() }
+            let state: String? = try? connection.query("SELECT pg_get_wal_replay_pause_state() AS state").firstRow().decode("state")
+            return state == "paused"
+        }
+        guard paused else { throw Failure(description: "the replica's replay did not pause in \(timeout)") }
+    }
+
+    /// Where the primary's log is flushed to, after a commit that flushes it (the test
+    /// clusters commit asynchronously): past everything committed before the call.
     public func primaryPosition() throws -> LogSequenceNumber {
         let connection = try PostgresConnection(conninfo: primary.conninfo(), queryTimeout: .seconds(10))
         defer { connection.close() }
-        let text: String = try connection.query("SELECT pg_current_wal_lsn()::text AS at").firstRow().decode("at")
+        // (A commit flushes only when its transaction wrote something: txid_current() alone would not.)
+        try connection.execute(unsafeSQL: "SET synchronous_commit = on; CREATE TABLE IF NOT EXISTS replica_test_flushes (at timestamptz); INSERT INTO replica_test_flushes VALUES (now())")
+        let text: String = try connection.query("SELECT pg_current_wal_flush_lsn()::text AS at").firstRow().decode("at")
         return try LogSequenceNumber(text) ?? { throw Failure(description: "unreadable position \(text)") }()
     }
 

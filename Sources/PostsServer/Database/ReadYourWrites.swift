@@ -58,9 +58,14 @@ final class ReadYourWrites: Sendable {
     }
 
     /// Where the primary's log is now: past the end of every transaction committed before.
+    /// The insert position, not `pg_current_wal_lsn()` (the written one): with
+    /// `synchronous_commit = off` a COMMIT returns before its record is written, and a
+    /// replica that had replayed up to the written position could still lack it. (The
+    /// insert position may be a little past the commit; such a read waits for the next
+    /// flush or goes to the primary, never to a replica without the write.)
     private func primaryPosition() throws -> LogSequenceNumber {
         let text: String = try pool.withConnection {
-            try $0.query("SELECT pg_current_wal_lsn()::text AS position").firstRow().decode("position")
+            try $0.query("SELECT pg_current_wal_insert_lsn()::text AS position").firstRow().decode("position")
         }
         guard let position = LogSequenceNumber(text) else {
             throw PostgresError(.decoding, details: "unreadable log position \(text)")
