@@ -41,15 +41,15 @@ public final class ReplicaMonitor: Sendable {
     public func start() {
         guard !replicas.replicas.isEmpty else { return }
         running.store(true, ordering: .releasing)
-        let sessions = Sessions(count: replicas.replicas.count)
-        measure(sessions)
+        let probes = ReplicaProbes(count: replicas.replicas.count)
+        measure(probes)
         let thread = Thread { [self] in
             while running.load(ordering: .acquiring) {
                 _ = wake.wait(timeout: .now() + .nanoseconds(Int(interval.nanoseconds)))
                 guard running.load(ordering: .acquiring) else { break }
-                measure(sessions)
+                measure(probes)
             }
-            sessions.closeAll()
+            probes.closeAll()
             primary.close()
             finished.signal()
         }
@@ -63,21 +63,23 @@ public final class ReplicaMonitor: Sendable {
         _ = finished.wait(timeout: .now() + 5)
     }
 
-    private func measure(_ sessions: Sessions) {
+    private func measure(_ probes: ReplicaProbes) {
         let now = ContinuousClock.now
         if let position = try? primary.withConnection({
             try LogSequenceNumber($0.query("SELECT pg_current_wal_flush_lsn()::text AS position").firstRow().decode("position") as String)
         }) ?? nil {
-            sessions.history.record(position, at: now)
+            probes.history.record(position, at: now)
         }
-        sessions.history.forget(before: now - replicas.maxLag * 2 - .seconds(1))
+        probes.history.forget(before: now - replicas.maxLag * 2 - .seconds(1))
         for (index, replica) in replicas.replicas.enumerated() {
             let before = replica.measurement.withLock { $0.state }
             let state: ReplicaSet.State
             do {
-                let replayed = try sessions.replayed(by: index, conninfo: replica.pool.configuration.conninfo, now: now)
-                let lag = sessions.history.lag(of: replayed, now: now)
-                state = lag > replicas.maxLag ? .lagging : .ok
+                let replayed = try probes.replayed(by: index, conninfo: replica.pool.configuration.conninfo, now: now)
+                // Behind every position the monitor has seen (a replica far behind at start, or
+                // one stuck past the history kept): at least that far, and not to be read.
+                let (lag, atLeast) = probes.history.lag(of: replayed, now: now)
+                state = atLeast || lag > replicas.maxLag ? .lagging : .ok
                 replica.record(state, lag: lag, replayed: replayed)
             } catch {
                 state = .down
@@ -96,7 +98,7 @@ public final class ReplicaMonitor: Sendable {
 /// is tried again after a second, not at every measurement), and the primary's positions.
 /// Unchecked: `start` measures with it once and then hands it to the monitor's thread, the
 /// only one to touch it after.
-private final class Sessions: @unchecked Sendable {
+private final class ReplicaProbes: @unchecked Sendable {
     var history = PrimaryHistory()
     private var connections: [PostgresConnection?]
     private var retryAfter: [ContinuousClock.Instant?]
@@ -114,10 +116,14 @@ private final class Sessions: @unchecked Sendable {
             let connection = try connections[index] ?? PostgresConnection(
                 conninfo: conninfo, connectTimeout: .seconds(1), statementTimeout: .seconds(1), queryTimeout: .seconds(2))
             connections[index] = connection
-            // A replica that was promoted is the primary now: it has all it wrote.
-            let text: String = try connection.query("""
-                SELECT (CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_insert_lsn() END)::text AS replayed
-                """).firstRow().decode("replayed")
+            // A replica that was promoted no longer follows the primary: what it has may
+            // have parted from it, so it takes no reads (down, and logged).
+            let row = try connection.query(
+                "SELECT pg_is_in_recovery() AS standby, pg_last_wal_replay_lsn()::text AS replayed").firstRow()
+            guard try row.decode("standby", as: Bool.self) else {
+                throw PostgresError(.server, details: "not a standby (promoted?): it takes no reads")
+            }
+            let text: String = try row.decode("replayed")
             guard let position = LogSequenceNumber(text) else {
                 throw PostgresError(.server, details: "unreadable log position \(text)")
             }
@@ -134,30 +140,5 @@ private final class Sessions: @unchecked Sendable {
     func closeAll() {
         connections.forEach { $0?.close() }
         connections = connections.map { _ in nil }
-    }
-}
-
-/// When the primary was first seen at each log position (only positions that moved), for
-/// as long as a lag worth measuring.
-struct PrimaryHistory {
-    private var samples: [(position: LogSequenceNumber, at: ContinuousClock.Instant)] = []
-
-    mutating func record(_ position: LogSequenceNumber, at time: ContinuousClock.Instant) {
-        if let last = samples.last, last.position >= position { return }
-        samples.append((position, time))
-    }
-
-    /// Drops what is older than `time`, keeping the newest sample before it (the position the
-    /// primary still held then).
-    mutating func forget(before time: ContinuousClock.Instant) {
-        guard let keep = samples.lastIndex(where: { $0.at < time }), keep > 0 else { return }
-        samples.removeFirst(keep)
-    }
-
-    /// How long ago the primary first held a position past `replayed`: zero when the replica
-    /// has all the primary was last seen to have.
-    func lag(of replayed: LogSequenceNumber, now: ContinuousClock.Instant) -> Duration {
-        guard let first = samples.first(where: { $0.position > replayed }) else { return .zero }
-        return now - first.at
     }
 }

@@ -1,4 +1,5 @@
 import CLibPQ
+import Dispatch
 import Locking
 import Synchronization
 
@@ -30,6 +31,9 @@ public final class ReplicaSet: Sendable {
         let takesReads = Atomic<Bool>(false)
         /// The log position it has replayed, as last measured.
         let replayed = Atomic<UInt64>(0)
+        /// When it was last measured (`DispatchTime` nanoseconds): a measurement too old says
+        /// nothing of its lag now (a monitor held up by an unreachable primary).
+        let measuredAt = Atomic<UInt64>(0)
         let reads = Atomic<Int>(0)
         let measurement = ParkingLock<(state: State, lag: Duration?)>((.down, nil))
 
@@ -41,6 +45,7 @@ public final class ReplicaSet: Sendable {
         /// The state the monitor measured (or a failed read found).
         func record(_ state: State, lag: Duration?, replayed position: LogSequenceNumber?) {
             if let position { replayed.store(position.value, ordering: .relaxed) }
+            measuredAt.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
             measurement.withLock { $0 = (state, lag) }
             if state != .down { pool.markReachable() }
             takesReads.store(state == .ok, ordering: .releasing)
@@ -80,18 +85,26 @@ public final class ReplicaSet: Sendable {
             replica.conninfo = conninfo
             // A replica is PostgreSQL itself: its sessions keep their statements.
             replica.behindTransactionPooler = false
+            // One whose connections are all busy hands the read to the primary at once.
+            replica.checkoutTimeout = .milliseconds(100)
             return Replica(pool: ConnectionPool(replica))
         }
         self.maxLag = maxLag
+        staleAfter = UInt64(max(maxLag, .seconds(2)).nanoseconds)
     }
+
+    /// A measurement older than this no longer counts (nanoseconds).
+    private let staleAfter: UInt64
 
     /// The next replica in turn that takes reads and has replayed `floor`; nil: the primary.
     func choose(floor: LogSequenceNumber?) -> Replica? {
         guard !replicas.isEmpty else { return nil }
+        let now = DispatchTime.now().uptimeNanoseconds
         let start = turn.wrappingAdd(1, ordering: .relaxed).oldValue
         for offset in 0..<replicas.count {
             let replica = replicas[(start &+ offset) % replicas.count]
-            guard replica.takesReads.load(ordering: .acquiring) else { continue }
+            guard replica.takesReads.load(ordering: .acquiring),
+                  now &- replica.measuredAt.load(ordering: .relaxed) < staleAfter else { continue }
             if let floor, replica.replayed.load(ordering: .relaxed) < floor.value { continue }
             return replica
         }

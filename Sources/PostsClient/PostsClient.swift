@@ -67,7 +67,7 @@ public final class PostsClient: Sendable {
                 if let readAfter { urlRequest.setValue(readAfter, forHTTPHeaderField: "Read-After") }
                 let (data, response) = try await transport.send(urlRequest)
                 if (200..<300).contains(response.statusCode) {
-                    if let written = response.value(forHTTPHeaderField: "Read-After") { readAfter = written }
+                    if let written = response.value(forHTTPHeaderField: "Read-After") { storedReadAfter.keepLater(written) }
                     return data
                 }
                 failure = .answer(PostsAPIError(response: response, body: data))
@@ -89,6 +89,25 @@ public final class PostsClient: Sendable {
     }
 }
 
+extension Locked where Value == String? {
+    /// Keeps the later of two `Read-After` tokens: answers to writes sent at once may come
+    /// back in any order, and the earlier token would let a read miss the later write.
+    /// (They are the server's log positions, `hex/hex`; one that is not is simply newer.)
+    func keepLater(_ token: String) {
+        update { kept in
+            if let earlier = kept, let old = Self.position(earlier), let new = Self.position(token), new < old { return }
+            kept = token
+        }
+    }
+
+    private static func position(_ token: String) -> UInt64? {
+        let halves = token.split(separator: "/", omittingEmptySubsequences: false)
+        guard halves.count == 2, halves.allSatisfy({ (1...8).contains($0.count) }),
+              let high = UInt64(halves[0], radix: 16), let low = UInt64(halves[1], radix: 16) else { return nil }
+        return high << 32 | low
+    }
+}
+
 /// A value shared between tasks, behind a lock. `NSLock` rather than `Mutex`: Mutex needs
 /// iOS 18, and this library supports older systems.
 final class Locked<Value: Sendable>: @unchecked Sendable {
@@ -107,5 +126,11 @@ final class Locked<Value: Sendable>: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         value = newValue
+    }
+
+    func update(_ change: (inout Value) -> Void) {
+        lock.lock()
+        defer { lock.unlock() }
+        change(&value)
     }
 }

@@ -157,6 +157,7 @@ public final class Application: Sendable {
         adjustServer(&http)
         server = try Server(configuration: http, router: router, logger: logger, accessLog: requests)
         madeServer.withLock { [server] in $0 = server }
+        DatabaseSessions.checkPooledSessions(pool, logger: logger)
         replicaMonitor?.start()
         feed.start()
         pruner.start()

@@ -44,7 +44,7 @@ struct Dev: ParsableCommand {
                 try? cluster.stop()
             }
         }
-        try Migrations.apply(conninfo: configuration.databaseURL!, directory: Migrations.locate(), logger: logger)
+        try Migrations.apply(conninfo: configuration.directDatabaseURL!, directory: Migrations.locate(), logger: logger)
         let application = try Application(configuration: configuration, logger: logger)
         if try DemoSeed(pool: application.pool).seedIfEmpty() {
             logger.info("seeded demo users and posts")

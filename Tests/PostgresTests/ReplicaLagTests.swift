@@ -23,15 +23,18 @@ import Testing
         history.record(LogSequenceNumber(value: 200), at: start + .seconds(2))
         history.record(LogSequenceNumber(value: 300), at: start + .seconds(3))
         let now = start + .seconds(4)
-        #expect(history.lag(of: LogSequenceNumber(value: 300), now: now) == .zero)
-        #expect(history.lag(of: LogSequenceNumber(value: 250), now: now) == .seconds(1))
-        #expect(history.lag(of: LogSequenceNumber(value: 100), now: now) == .seconds(2))
-        #expect(history.lag(of: LogSequenceNumber(value: 50), now: now) == .seconds(4))
+        #expect(history.lag(of: LogSequenceNumber(value: 300), now: now) == (.zero, false))
+        #expect(history.lag(of: LogSequenceNumber(value: 250), now: now) == (.seconds(1), false))
+        #expect(history.lag(of: LogSequenceNumber(value: 100), now: now) == (.seconds(2), false))
+        #expect(history.lag(of: LogSequenceNumber(value: 50), now: now) == (.seconds(4), true))
         // A quiet primary: a replica that has all of it is not behind, however long ago that was.
-        #expect(history.lag(of: LogSequenceNumber(value: 300), now: start + .seconds(600)) == .zero)
+        #expect(history.lag(of: LogSequenceNumber(value: 300), now: start + .seconds(600)) == (.zero, false))
         history.forget(before: start + .seconds(2.5))
-        #expect(history.lag(of: LogSequenceNumber(value: 250), now: now) == .seconds(1))
-        #expect(history.lag(of: LogSequenceNumber(value: 50), now: now) == .seconds(2))
+        #expect(history.lag(of: LogSequenceNumber(value: 250), now: now) == (.seconds(1), false))
+        // Behind the oldest position kept: at least that far behind.
+        #expect(history.lag(of: LogSequenceNumber(value: 50), now: now) == (.seconds(2), true))
+        #expect(history.lag(of: LogSequenceNumber(value: 200), now: now) == (.seconds(1), false))
+        #expect(PrimaryHistory().lag(of: .zero, now: now) == (.zero, true))
     }
 
     @Test func replicaNames_leaveOutPasswords() {

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import HTTP
 import PostsClient
 import Postgres
 import PostsServer
@@ -16,51 +17,20 @@ import TestSupport
 /// everyone else's reads keep going to the replica; a replica lost costs nothing but its
 /// share of the reads, and it takes them again once back.
 @Suite(.serialized) struct ClientReplicaTests {
-    /// A primary of the test's own, one replica of it, and `instances` servers reading from it.
-    struct Deployment {
-        let replica: TestReplica
-        let apps: [Application]
-        var replicaName: String { "\(replica.standby.socketDirectory):\(replica.standby.port)/\(database)" }
-        let database: String
-
-        static func start(instances: Int, maxLag: Duration) throws -> Deployment {
-            let cluster = try TestDatabase.cluster(.own)
-            let conninfo = try TestDatabase.makeDatabase(on: cluster)
-            let replica = try TestReplica.start(of: cluster)
-            try replica.waitUntilCaughtUp()
-            let apps = try (0..<instances).map { _ in
-                try TestApplication.start(conninfo: conninfo) {
-                    $0.database.replicaURLs = [replica.conninfo(of: conninfo)]
-                    $0.database.replicaMaxLag = maxLag
-                }
-            }
-            let database = conninfo.split(separator: " ").first { $0.hasPrefix("dbname=") }.map { String($0.dropFirst(7)) } ?? ""
-            return Deployment(replica: replica, apps: apps, database: database)
-        }
-
-        func url(_ index: Int) -> URL { URL(string: "http://127.0.0.1:\(apps[index].server.port)")! }
-
-        func stop() { apps.forEach { $0.stop() } }
-
-        /// `/api/health`'s replicas.
-        func replicas(on index: Int) throws -> [[String: Any]] {
-            try APIClient(port: apps[index].server.port).get("/api/health").json["replicas"] as? [[String: Any]] ?? []
-        }
-
-        func readsServedBy(_ database: String, on index: Int) throws -> Double {
-            try MetricsProbe(port: apps[index].server.port).value("db_reads_total{database=\"\(database)\"}") ?? 0
-        }
-    }
-
     @Test func whatAUserJustDid_isWhatTheyRead_whileOthersReadTheLaggingReplica() async throws {
-        let deployment = try Deployment.start(instances: 2, maxLag: .seconds(120))
+        // Each client at an address of its own, as a load balancer names them: the servers
+        // also remember each address's last write.
+        let deployment = try ReplicaDeployment.start(instances: 2, maxLag: .seconds(120)) {
+            $0.trustedProxies = try! TrustedProxies(parsing: "127.0.0.1/32")
+        }
         defer { deployment.stop() }
-        #expect(try deployment.replicas(on: 0).map { $0["state"] as? String } == ["ok"])
+        // (A replica a moment behind the primary's first measured position is lagging until measured again.)
+        #expect(eventually(timeout: .seconds(10)) { (try? deployment.replicas(on: 0).map { $0["state"] as? String }) == ["ok"] })
         let ash = PostsClient(baseURL: deployment.url(0), retryPolicy: ClientTestServer.fastRetries)
         try await ash.developmentSignIn(email: "ash@example.com")
         let post = try await ash.createPost(draft("On the replica"))
         // Bob's client goes through a load balancer: each request to the next instance.
-        let balancer = BalancingTransport(ports: deployment.apps.map(\.server.port))
+        let balancer = BalancingTransport(ports: deployment.apps.map(\.server.port), address: "203.0.113.2")
         let bob = PostsClient(baseURL: deployment.url(0), transport: balancer, retryPolicy: ClientTestServer.fastRetries)
         try await bob.developmentSignIn(email: "bob@example.com")
         let carol = PostsClient(baseURL: deployment.url(0), retryPolicy: ClientTestServer.fastRetries)
@@ -68,14 +38,10 @@ import TestSupport
         let carolToken = try #require(carol.token)
         // Each instance has met Carol (a caller read afresh reads from the primary once).
         for app in deployment.apps {
-            #expect(try APIClient(port: app.server.port).get("/api/posts/\(post.id)", headers: ["Authorization": "Bearer \(carolToken)"]).status == 200)
+            #expect(try APIClient(port: app.server.port).get("/api/posts/\(post.id)", headers: Self.carol(carolToken)).status == 200)
         }
-        let caughtUpTo = try deployment.replica.waitUntilCaughtUp()
         // The servers measure it several times a second: until both have seen it that far.
-        for index in deployment.apps.indices {
-            #expect(try MetricsProbe(port: deployment.apps[index].server.port)
-                .wait(for: "db_replica_replayed_bytes{replica=\"\(deployment.replicaName)\"}") { $0 >= Double(caughtUpTo.value) })
-        }
+        #expect(try deployment.waitUntilMeasuredCaughtUp())
 
         try deployment.replica.pauseReplay()
         defer { try? deployment.replica.run("SELECT pg_wal_replay_resume()") }
@@ -89,19 +55,23 @@ import TestSupport
 
         // Without the token, on the instance that took the like: it remembers Bob's write.
         let bobToken = try #require(bob.token)
-        let plain = try APIClient(port: likedOn).get("/api/posts/\(post.id)", headers: ["Authorization": "Bearer \(bobToken)"])
+        // (From another address: what serves it is the memory of Bob's write.)
+        let plain = try APIClient(port: likedOn).get("/api/posts/\(post.id)",
+                                                      headers: ["Authorization": "Bearer \(bobToken)", "X-Forwarded-For": "203.0.113.5"])
         #expect(plain.json["post"].flatMap { ($0 as? [String: Any])?["like_count"] as? Int } == 1)
 
         // Everyone else reads the replica, which has not replayed the like yet.
         let replicaReads = try deployment.readsServedBy(deployment.replicaName, on: 0)
         let carolReads = try APIClient(port: deployment.apps[0].server.port)
-            .get("/api/posts/\(post.id)", headers: ["Authorization": "Bearer \(carolToken)"])
+            .get("/api/posts/\(post.id)", headers: Self.carol(carolToken))
         #expect(carolReads.json["post"].flatMap { ($0 as? [String: Any])?["like_count"] as? Int } == 0)
-        let anonymous = try APIClient(port: deployment.apps[1].server.port).get("/api/posts/\(post.id)")
+        let anonymous = try APIClient(port: deployment.apps[1].server.port).get("/api/posts/\(post.id)",
+                                                                                   headers: ["X-Forwarded-For": "203.0.113.4"])
         #expect(anonymous.json["post"].flatMap { ($0 as? [String: Any])?["like_count"] as? Int } == 0)
         #expect(try deployment.readsServedBy(deployment.replicaName, on: 0) > replicaReads)
         // A token the server did not make is judged by the primary.
-        let odd = try APIClient(port: deployment.apps[0].server.port).get("/api/posts/\(post.id)", headers: ["Read-After": "yesterday"])
+        let odd = try APIClient(port: deployment.apps[0].server.port)
+            .get("/api/posts/\(post.id)", headers: ["Read-After": "yesterday", "X-Forwarded-For": "203.0.113.6"])
         #expect(odd.json["post"].flatMap { ($0 as? [String: Any])?["like_count"] as? Int } == 1)
         #expect(token.contains("/"))
 
@@ -109,12 +79,17 @@ import TestSupport
         try deployment.replica.run("SELECT pg_wal_replay_resume()")
         try deployment.replica.waitUntilCaughtUp()
         let caughtUp = try APIClient(port: deployment.apps[0].server.port)
-            .get("/api/posts/\(post.id)", headers: ["Authorization": "Bearer \(carolToken)"])
+            .get("/api/posts/\(post.id)", headers: Self.carol(carolToken))
         #expect(caughtUp.json["post"].flatMap { ($0 as? [String: Any])?["like_count"] as? Int } == 1)
     }
 
+    /// Carol's requests: her token, from an address of her own.
+    private static func carol(_ token: String) -> [String: String] {
+        ["Authorization": "Bearer \(token)", "X-Forwarded-For": "203.0.113.3"]
+    }
+
     @Test func aReplicaBehindTheLagLimit_takesNoReads_untilItCatchesUp() async throws {
-        let deployment = try Deployment.start(instances: 1, maxLag: .milliseconds(300))
+        let deployment = try ReplicaDeployment.start(instances: 1, maxLag: .milliseconds(300))
         defer { deployment.stop() }
         let ash = PostsClient(baseURL: deployment.url(0), retryPolicy: ClientTestServer.fastRetries)
         try await ash.developmentSignIn(email: "ash@example.com")
@@ -134,7 +109,7 @@ import TestSupport
     }
 
     @Test func aStoppedReplica_sendsReadsToThePrimary_andTakesThemAgainOnceBack() async throws {
-        let deployment = try Deployment.start(instances: 1, maxLag: .seconds(5))
+        let deployment = try ReplicaDeployment.start(instances: 1, maxLag: .seconds(5))
         defer { deployment.stop() }
         let api = try APIClient(port: deployment.apps[0].server.port)
         let ash = PostsClient(baseURL: deployment.url(0), retryPolicy: ClientTestServer.fastRetries)
@@ -177,10 +152,13 @@ import TestSupport
 final class BalancingTransport: HTTPTransport {
     private let upstream = URLSessionTransport()
     private let targets: [Int]
+    private let address: String
     private let state = Mutex<(next: Int, sent: [Int])>((0, []))
 
-    init(ports: [Int]) {
+    /// `address`: the client's, as the balancer names it (`X-Forwarded-For`).
+    init(ports: [Int], address: String) {
         targets = ports
+        self.address = address
     }
 
     /// The port each request went to, in order.
@@ -197,6 +175,7 @@ final class BalancingTransport: HTTPTransport {
         var components = URLComponents(url: try #require(request.url), resolvingAgainstBaseURL: false)
         components?.port = port
         routed.url = components?.url
+        routed.setValue(address, forHTTPHeaderField: "X-Forwarded-For")
         return try await upstream.send(routed)
     }
 }

@@ -7,7 +7,7 @@ import Testing
 /// lack it, and never more users than its capacity.
 @Suite struct RecentWritersTests {
     @Test func remembersTheLatestPosition_forAsLongAsAReplicaMayLackIt() {
-        let writers = RecentWriters(keep: .seconds(10))
+        let writers = RecentWriters<Int64>(keep: .seconds(10))
         let start = ContinuousClock.now
         writers.remember(1, wroteUpTo: LogSequenceNumber(value: 200), now: start)
         writers.remember(1, wroteUpTo: LogSequenceNumber(value: 100), now: start + .seconds(1))  // (an older one)
@@ -23,7 +23,7 @@ import Testing
     }
 
     @Test func pastItsCapacity_theOldestWritersGoFirst() {
-        let writers = RecentWriters(keep: .seconds(3600), capacity: 1000)
+        let writers = RecentWriters<Int64>(keep: .seconds(3600), capacity: 1000)
         let start = ContinuousClock.now
         for user in 1...5000 {
             writers.remember(Int64(user), wroteUpTo: LogSequenceNumber(value: UInt64(user)), now: start + .milliseconds(user))

@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import PostsServer
 
 /// A streaming replica of a test cluster: a base backup (`pg_basebackup -R`) started in a
 /// folder of its own, following the cluster as a hot standby. Stopped at process exit with
@@ -78,5 +79,52 @@ public struct TestReplica: Sendable {
         }
         guard caughtUp else { throw Failure(description: "the replica did not replay up to \(target) in \(timeout)") }
         return position
+    }
+}
+
+/// A primary of the test's own, one replica of it, and `instances` servers reading from it.
+public struct ReplicaDeployment: Sendable {
+    public let replica: TestReplica
+    public let apps: [Application]
+    public var replicaName: String { "\(replica.standby.socketDirectory):\(replica.standby.port)/\(database)" }
+    public let database: String
+
+    public static func start(instances: Int, maxLag: Duration,
+                             configure: (inout Configuration) -> Void = { _ in }) throws -> ReplicaDeployment {
+        let cluster = try TestDatabase.cluster(.own)
+        let conninfo = try TestDatabase.makeDatabase(on: cluster)
+        let replica = try TestReplica.start(of: cluster)
+        try replica.waitUntilCaughtUp()
+        let apps = try (0..<instances).map { _ in
+            try TestApplication.start(conninfo: conninfo) {
+                $0.database.replicaURLs = [replica.conninfo(of: conninfo)]
+                $0.database.replicaMaxLag = maxLag
+                configure(&$0)
+            }
+        }
+        let database = conninfo.split(separator: " ").first { $0.hasPrefix("dbname=") }.map { String($0.dropFirst(7)) } ?? ""
+        return ReplicaDeployment(replica: replica, apps: apps, database: database)
+    }
+
+    public func url(_ index: Int) -> URL { URL(string: "http://127.0.0.1:\(apps[index].server.port)")! }
+
+    public func stop() { apps.forEach { $0.stop() } }
+
+    /// Until the replica has all the primary has, and every server has measured it so.
+    public func waitUntilMeasuredCaughtUp() throws -> Bool {
+        let position = try replica.waitUntilCaughtUp()
+        return try apps.allSatisfy { app in
+            try MetricsProbe(port: app.server.port)
+                .wait(for: "db_replica_replayed_bytes{replica=\"\(replicaName)\"}") { $0 >= Double(position.value) }
+        }
+    }
+
+    /// `/api/health`'s replicas.
+    public func replicas(on index: Int) throws -> [[String: Any]] {
+        try APIClient(port: apps[index].server.port).get("/api/health").json["replicas"] as? [[String: Any]] ?? []
+    }
+
+    public func readsServedBy(_ database: String, on index: Int) throws -> Double {
+        try MetricsProbe(port: apps[index].server.port).value("db_reads_total{database=\"\(database)\"}") ?? 0
     }
 }

@@ -32,4 +32,21 @@ enum DatabaseSessions {
         configuration.behindTransactionPooler = pooler == .transaction
         return configuration
     }
+
+    /// Behind a transaction-mode pooler the server sets nothing for a session: says so at
+    /// start when the pooled sessions have no statement timeout (a statement that hangs is
+    /// then cut only by the client side, which counts the connection as lost) or run JIT.
+    static func checkPooledSessions(_ pool: ConnectionPool, logger: Logger) {
+        guard pool.configuration.behindTransactionPooler else { return }
+        let settings = try? pool.withConnection { connection -> (String, String) in
+            let row = try connection.query(
+                "SELECT current_setting('statement_timeout') AS timeout, current_setting('jit') AS jit").firstRow()
+            return (try row.decode("timeout"), try row.decode("jit"))
+        }
+        guard let (timeout, jit) = settings, timeout == "0" || jit == "on" else { return }
+        logger.warning("""
+            the pooled sessions run with statement_timeout = \(timeout) and jit = \(jit): behind a pooler set them for the \
+            role (ALTER ROLE … SET statement_timeout = '3s'; ALTER ROLE … SET jit = off), see README "Scaling out"
+            """)
+    }
 }

@@ -37,8 +37,9 @@ public struct DatabaseTopology: Sendable, Equatable {
         topology.replicaURLs = (replicaURLs ?? "").split(separator: ",")
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         if let maxLag {
-            guard let lag = Self.parseLag(maxLag) else {
-                throw Configuration.Invalid(description: "REPLICA_MAX_LAG must be a duration like 5s, 500ms or 1m, not \"\(maxLag)\"")
+            // At most an hour: a replica further behind serves reads no one should want.
+            guard let lag = Self.parseLag(maxLag), lag <= .seconds(3600) else {
+                throw Configuration.Invalid(description: "REPLICA_MAX_LAG must be a duration up to 1h like 5s, 500ms or 1m, not \"\(maxLag)\"")
             }
             topology.replicaMaxLag = lag
         }

@@ -6,8 +6,9 @@ import Postgres
 /// (`Read-After`), and a read sets its floor (`ReadConsistency`) to the most recent of
 /// - the `Read-After` a client sent back (PostsClient does; opaque to clients, the log
 ///   position as text), on any instance;
-/// - its caller's last write through this instance (`RecentWriters`), for a client that
-///   does not send one;
+/// - the last write through this instance of its caller, and of its client address: the
+///   firefly app names its user in the body of a write and reads anonymously, so only
+///   its address ties its reads to its writes (`RecentWriters`);
 /// - for a caller read afresh from the primary (a session of a moment ago), where the
 ///   primary's log was just after: what made the session is older than that.
 /// A write's own reads go to the primary (it may read what it wrote before the commit
@@ -18,42 +19,47 @@ final class ReadYourWrites: Sendable {
     static let primaryOnly = LogSequenceNumber(value: .max)
 
     private let pool: ConnectionPool
-    private let writers: RecentWriters?
+    private let users: RecentWriters<Int64>?
+    private let addresses: RecentWriters<String>?
 
     init(pool: ConnectionPool) {
         self.pool = pool
         // As long as a replica that takes reads may lack a write: its lag limit, twice over
         // for the time between two measurements.
-        writers = pool.replicas.map { RecentWriters(keep: $0.maxLag * 2 + .seconds(1)) }
+        let keep = pool.replicas.map { $0.maxLag * 2 + .seconds(1) }
+        users = keep.map { RecentWriters(keep: $0) }
+        addresses = keep.map { RecentWriters(keep: $0) }
     }
 
-    var readsFromReplicas: Bool { writers != nil }
-
     /// The floor of a request's reads; nil: any replica within the lag limit.
-    func floor(of request: Request, caller: Caller?, callerReadAfresh: Bool) throws -> LogSequenceNumber? {
-        guard let writers else { return nil }
+    func floor(of request: Request, caller: Caller?, callerReadAfresh: Bool, address: String) -> LogSequenceNumber? {
+        guard let users, let addresses else { return nil }
         if request.method != .GET && request.method != .HEAD { return Self.primaryOnly }
-        var floor: LogSequenceNumber?
+        var floor = addresses.position(of: address)
         if let token = request.head.headers[Self.header] {
             // One we did not make (or from a newer server) cannot be judged: the primary can.
             guard let position = LogSequenceNumber(token) else { return Self.primaryOnly }
-            floor = position
+            floor = max(floor ?? .zero, position)
         }
         if let caller {
             if callerReadAfresh {
-                let now = try primaryPosition()
-                writers.remember(caller.userID, wroteUpTo: now)
+                // Unknown position (the primary unreachable a moment): the primary decides.
+                let now = (try? primaryPosition()) ?? Self.primaryOnly
+                users.remember(caller.userID, wroteUpTo: now)
             }
-            if let written = writers.position(of: caller.userID) { floor = max(floor ?? .zero, written) }
+            if let written = users.position(of: caller.userID) { floor = max(floor ?? .zero, written) }
         }
         return floor
     }
 
-    /// After a write succeeded: its token, remembered for its caller.
-    func written(by caller: Caller?) throws -> String {
-        guard let writers else { return LogSequenceNumber.zero.description }
-        let position = try primaryPosition()
-        if let caller { writers.remember(caller.userID, wroteUpTo: position) }
+    /// After a write succeeded: its token, remembered for its caller and its address. The
+    /// write is in whatever happens here: a position that cannot be read now makes the token
+    /// one only the primary satisfies (never a failed answer to a write that committed).
+    func written(by caller: Caller?, address: String) -> String {
+        guard let users, let addresses else { return LogSequenceNumber.zero.description }
+        let position = (try? primaryPosition()) ?? Self.primaryOnly
+        if let caller { users.remember(caller.userID, wroteUpTo: position) }
+        addresses.remember(address, wroteUpTo: position)
         return position.description
     }
 
@@ -79,11 +85,12 @@ struct ReadYourWritesStage: RequestStage {
     let reads: ReadYourWrites
 
     func handle(_ request: Request, _ context: inout AppContext, next: AppHandler) throws -> Response {
-        let floor = try reads.floor(of: request, caller: context.caller,
-                                    callerReadAfresh: context.caller != nil && context.callerProof == nil)
+        let address = context.http.remoteAddress
+        let floor = reads.floor(of: request, caller: context.caller,
+                                callerReadAfresh: context.caller != nil && context.callerProof == nil, address: address)
         var response = try ReadConsistency.requiring(floor) { try next(request, &context) }
         if request.method != .GET && request.method != .HEAD && (200..<300).contains(response.status.code) {
-            response.headers.add(ReadYourWrites.header, try reads.written(by: context.caller))
+            response.headers.add(ReadYourWrites.header, reads.written(by: context.caller, address: address))
         }
         return response
     }

@@ -2,16 +2,16 @@ import Foundation
 import Locking
 import Postgres
 
-/// Who wrote lately on this instance, and where in the primary's log their last write ended:
-/// so that a client that does not send `Read-After` back (the firefly app) still reads its
-/// own writes. Bounded both ways: an entry lasts as long as a replica taking reads may lack
-/// it (`keep`), and past `capacity` users the oldest entries go first (their reads then
-/// trust the lag limit alone).
-final class RecentWriters: Sendable {
+/// Who wrote lately on this instance (users, or client addresses), and where in the
+/// primary's log their last write ended: so that a client that does not send `Read-After`
+/// back (the firefly app) still reads its own writes. Bounded both ways: an entry lasts as
+/// long as a replica taking reads may lack it (`keep`), and past `capacity` writers the
+/// oldest entries go first (their reads then trust the lag limit alone).
+final class RecentWriters<Writer: Hashable & Sendable>: Sendable {
     private struct State {
-        var positions: [Int64: (position: LogSequenceNumber, at: ContinuousClock.Instant)] = [:]
-        /// Entries in the order they were made; a user written again has an older, stale one too.
-        var order: [(user: Int64, at: ContinuousClock.Instant)] = []
+        var positions: [Writer: (position: LogSequenceNumber, at: ContinuousClock.Instant)] = [:]
+        /// Entries in the order they were made; a writer written again has an older, stale one too.
+        var order: [(user: Writer, at: ContinuousClock.Instant)] = []
         var orderStart = 0
     }
 
@@ -24,7 +24,7 @@ final class RecentWriters: Sendable {
         self.capacity = capacity
     }
 
-    func remember(_ user: Int64, wroteUpTo position: LogSequenceNumber, now: ContinuousClock.Instant = .now) {
+    func remember(_ user: Writer, wroteUpTo position: LogSequenceNumber, now: ContinuousClock.Instant = .now) {
         state.withLock { state in
             if let known = state.positions[user], known.position >= position { return }
             state.positions[user] = (position, now)
@@ -34,7 +34,7 @@ final class RecentWriters: Sendable {
     }
 
     /// The position `user` last wrote up to, while a replica may still lack it.
-    func position(of user: Int64, now: ContinuousClock.Instant = .now) -> LogSequenceNumber? {
+    func position(of user: Writer, now: ContinuousClock.Instant = .now) -> LogSequenceNumber? {
         state.withLock { state in
             guard let entry = state.positions[user], now - entry.at <= keep else { return nil }
             return entry.position
