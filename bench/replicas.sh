@@ -72,6 +72,8 @@ cluster_ticks() {
         | awk '{ s += $1 } END { print s + 0 }'
 }
 
+bouncer_ticks() { awk '{ print $14 + $15 }' "/proc/$(cat "$bouncer_dir/pgbouncer.pid")/stat"; }
+
 declare -A results
 run() {  # setup read
     local database=$url replicas="" pooler=""
@@ -86,16 +88,17 @@ run() {  # setup read
         .build/release/posts-server serve --no-migrate >/dev/null 2>&1 &
     local server=$!
     bench_wait_for_port "$port" $server
-    local primary_before replica_before line
-    primary_before=$(cluster_ticks "$pg_dir") replica_before=$(cluster_ticks "$replica_dir")
+    local primary_before replica_before bouncer_before line
+    primary_before=$(cluster_ticks "$pg_dir") replica_before=$(cluster_ticks "$replica_dir") bouncer_before=$(bouncer_ticks)
     line=$(READ=$2 LUA_PATH="$shared/bench/lua/?.lua;;" MAXID=$posts MAXUSER=$users \
         wrk -t2 -c64 -d"${secs}s" --latency -s bench/lua/reads-with-likes.lua "http://127.0.0.1:$port" | grep '^RESULT')
-    local primary replica hz
+    local primary replica bouncer hz
     hz=$(getconf CLK_TCK)
+    bouncer=$(awk -v a="$bouncer_before" -v b="$(bouncer_ticks)" -v hz="$hz" -v s="$secs" 'BEGIN { printf "%.2f", (b - a) / hz / s }')
     primary=$(awk -v a="$primary_before" -v b="$(cluster_ticks "$pg_dir")" -v hz="$hz" -v s="$secs" 'BEGIN { printf "%.2f", (b - a) / hz / s }')
     replica=$(awk -v a="$replica_before" -v b="$(cluster_ticks "$replica_dir")" -v hz="$hz" -v s="$secs" 'BEGIN { printf "%.2f", (b - a) / hz / s }')
     kill "$server" && wait "$server" 2>/dev/null || true
-    results[$1.$2]="${results[$1.$2]:-} $(echo "$line" | awk '{ print $2 "/" $4 }')/$primary/$replica"
+    results[$1.$2]="${results[$1.$2]:-} $(echo "$line" | awk '{ print $2 "/" $4 }')/$primary/$replica/$bouncer"
 }
 setups="primary primary+replica pgbouncer pgbouncer+replica"
 for round in $(seq "$rounds"); do
@@ -107,14 +110,14 @@ done
 
 echo
 echo "## bench/replicas.sh ($(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, pool $pool, wrk -t2 -c64 -d${secs}s, $rounds rounds, 90% anonymous reads + 10% likes)"
-echo "| read | setup | req/s | p99 ms | primary cores | replica cores | primary's share |"
-echo "|---|---|---|---|---|---|---|"
+echo "| read | setup | req/s | p99 ms | primary cores | replica cores | primary's share | pgbouncer cores |"
+echo "|---|---|---|---|---|---|---|---|"
 for read in $reads; do
     for setup in $setups; do
         read -ra runs <<<"${results[$setup.$read]}"
         median() { bench_median $(printf '%s\n' "${runs[@]}" | cut -d/ -f"$1"); }
-        rps=$(median 1) p99=$(median 2) primary=$(median 3) replica=$(median 4)
+        rps=$(median 1) p99=$(median 2) primary=$(median 3) replica=$(median 4) bouncer=$(median 5)
         share=$(awk -v p="$primary" -v r="$replica" 'BEGIN { printf "%.0f%%", (p + r > 0) ? p / (p + r) * 100 : 0 }')
-        echo "| $read | $setup | $rps | $p99 | $primary | $replica | $share |"
+        echo "| $read | $setup | $rps | $p99 | $primary | $replica | $share | $bouncer |"
     done
 done

@@ -20,12 +20,14 @@ import TestSupport
     @Test func whatAUserJustDid_isWhatTheyRead_whileOthersReadTheLaggingReplica() async throws {
         // Each client at an address of its own, as a load balancer names them: the servers
         // also remember each address's last write.
-        let deployment = try ReplicaDeployment.start(instances: 2, maxLag: .seconds(120)) {
-            $0.trustedProxies = try! TrustedProxies(parsing: "127.0.0.1/32")
+        let deployment = try await offPool {
+            try ReplicaDeployment.start(instances: 2, maxLag: .seconds(120)) {
+                $0.trustedProxies = try! TrustedProxies(parsing: "127.0.0.1/32")
+            }
         }
         defer { deployment.stop() }
         // (A replica a moment behind the primary's first measured position is lagging until measured again.)
-        #expect(eventually(timeout: .seconds(10)) { (try? deployment.replicas(on: 0).map { $0["state"] as? String }) == ["ok"] })
+        #expect(try await offPool { eventually(timeout: .seconds(10)) { (try? deployment.replicas(on: 0).map { $0["state"] as? String }) == ["ok"] } })
         let ash = PostsClient(baseURL: deployment.url(0), retryPolicy: ClientTestServer.fastRetries)
         try await ash.developmentSignIn(email: "ash@example.com")
         let post = try await ash.createPost(draft("On the replica"))
@@ -41,7 +43,7 @@ import TestSupport
             #expect(try APIClient(port: app.server.port).get("/api/posts/\(post.id)", headers: Self.carol(carolToken)).status == 200)
         }
         // The servers measure it several times a second: until both have seen it that far.
-        #expect(try deployment.waitUntilMeasuredCaughtUp())
+        #expect(try await offPool { try deployment.waitUntilMeasuredCaughtUp() })
 
         try deployment.replica.pauseReplay()
         defer { try? deployment.replica.run("SELECT pg_wal_replay_resume()") }
@@ -83,33 +85,38 @@ import TestSupport
         #expect(caughtUp.json["post"].flatMap { ($0 as? [String: Any])?["like_count"] as? Int } == 1)
     }
 
+    /// Until the replica's state in `/api/health` is `state`; false after `limit`.
+    private static func state(of deployment: ReplicaDeployment, becomes state: String, within limit: Duration) async throws -> Bool {
+        try await offPool { eventually(timeout: limit) { (try? deployment.replicas(on: 0).first?["state"] as? String) == state } }
+    }
+
     /// Carol's requests: her token, from an address of her own.
     private static func carol(_ token: String) -> [String: String] {
         ["Authorization": "Bearer \(token)", "X-Forwarded-For": "203.0.113.3"]
     }
 
     @Test func aReplicaBehindTheLagLimit_takesNoReads_untilItCatchesUp() async throws {
-        let deployment = try ReplicaDeployment.start(instances: 1, maxLag: .milliseconds(300))
+        let deployment = try await offPool { try ReplicaDeployment.start(instances: 1, maxLag: .milliseconds(300)) }
         defer { deployment.stop() }
         let ash = PostsClient(baseURL: deployment.url(0), retryPolicy: ClientTestServer.fastRetries)
         try await ash.developmentSignIn(email: "ash@example.com")
         try deployment.replica.pauseReplay()
         defer { try? deployment.replica.run("SELECT pg_wal_replay_resume()") }
         let post = try await ash.createPost(draft("Written while the replica waits"))
-        #expect(eventually(timeout: .seconds(20)) { (try? deployment.replicas(on: 0).first?["state"] as? String) == "lagging" })
+        #expect(try await Self.state(of: deployment, becomes: "lagging", within: .seconds(20)))
         let lagMS = try #require(try deployment.replicas(on: 0).first?["lag_ms"] as? Int)
         #expect(lagMS >= 300)
         // Anyone's read goes to the primary meanwhile: the post is there.
         #expect(try APIClient(port: deployment.apps[0].server.port).get("/api/posts/\(post.id)").status == 200)
         try deployment.replica.run("SELECT pg_wal_replay_resume()")
-        #expect(eventually(timeout: .seconds(20)) { (try? deployment.replicas(on: 0).first?["state"] as? String) == "ok" })
+        #expect(try await Self.state(of: deployment, becomes: "ok", within: .seconds(20)))
         let metrics = try APIClient(port: deployment.apps[0].server.port).get("/metrics").text
         #expect(metrics.contains("db_replica_up{replica=\"\(deployment.replicaName)\"} 1"))
         #expect(metrics.contains("db_replica_lag_seconds{replica=\"\(deployment.replicaName)\"}"))
     }
 
     @Test func aStoppedReplica_sendsReadsToThePrimary_andTakesThemAgainOnceBack() async throws {
-        let deployment = try ReplicaDeployment.start(instances: 1, maxLag: .seconds(5))
+        let deployment = try await offPool { try ReplicaDeployment.start(instances: 1, maxLag: .seconds(5)) }
         defer { deployment.stop() }
         let api = try APIClient(port: deployment.apps[0].server.port)
         let ash = PostsClient(baseURL: deployment.url(0), retryPolicy: ClientTestServer.fastRetries)
@@ -118,19 +125,19 @@ import TestSupport
         try deployment.replica.waitUntilCaughtUp()
         #expect(try api.get("/api/posts/\(post.id)").status == 200)
 
-        try deployment.replica.standby.stop()
+        try await offPool { try deployment.replica.standby.stop() }
         let stopped = ContinuousClock.now
         // Every read answers, from the primary, at once (a read the replica drops is run again there).
         for _ in 0..<20 {
             #expect(try api.get("/api/posts/\(post.id)").status == 200)
         }
-        #expect(eventually(timeout: .seconds(5)) { (try? deployment.replicas(on: 0).first?["state"] as? String) == "down" })
+        #expect(try await Self.state(of: deployment, becomes: "down", within: .seconds(5)))
         #expect(ContinuousClock.now - stopped < .seconds(5))
         #expect(try deployment.replicas(on: 0).first?["lag_ms"] is NSNull)
         #expect(try api.get("/api/health").status == 200)
 
-        try deployment.replica.standby.start()
-        #expect(eventually(timeout: .seconds(30)) { (try? deployment.replicas(on: 0).first?["state"] as? String) == "ok" })
+        try await offPool { try deployment.replica.standby.start() }
+        #expect(try await Self.state(of: deployment, becomes: "ok", within: .seconds(30)))
         let before = try deployment.readsServedBy(deployment.replicaName, on: 0)
         #expect(try api.get("/api/posts/\(post.id)").status == 200)
         #expect(try deployment.readsServedBy(deployment.replicaName, on: 0) > before)
@@ -177,5 +184,13 @@ final class BalancingTransport: HTTPTransport {
         routed.url = components?.url
         routed.setValue(address, forHTTPHeaderField: "X-Forwarded-For")
         return try await upstream.send(routed)
+    }
+}
+
+/// Runs blocking work (a cluster started, a state polled) on a thread of its own: blocking
+/// a thread of the cooperative pool (two here) would starve other suites' tasks meanwhile.
+func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
     }
 }

@@ -6,9 +6,12 @@ import Postgres
 /// (`Read-After`), and a read sets its floor (`ReadConsistency`) to the most recent of
 /// - the `Read-After` a client sent back (PostsClient does; opaque to clients, the log
 ///   position as text), on any instance;
-/// - the last write through this instance of its caller, and of its client address: the
-///   firefly app names its user in the body of a write and reads anonymously, so only
-///   its address ties its reads to its writes (`RecentWriters`);
+/// - the last write through this instance of its caller, and for an anonymous read, of
+///   its client address by a caller named in a write's body: the firefly app names its
+///   user in the body of a write and reads anonymously, so only its address ties its
+///   reads to its writes (`RecentWriters`). Only such writes mark an address: one whose
+///   other clients write with a token or header (a carrier's shared address, a load
+///   test) would send all its anonymous reads to the primary.
 /// - for a caller read afresh from the primary (a session of a moment ago), where the
 ///   primary's log was just after: what made the session is older than that.
 /// A write's own reads go to the primary (it may read what it wrote before the commit
@@ -35,7 +38,7 @@ final class ReadYourWrites: Sendable {
     func floor(of request: Request, caller: Caller?, callerReadAfresh: Bool, address: String) -> LogSequenceNumber? {
         guard let users, let addresses else { return nil }
         if request.method != .GET && request.method != .HEAD { return Self.primaryOnly }
-        var floor = addresses.position(of: address)
+        var floor = caller == nil ? addresses.position(of: address) : nil
         if let token = request.head.headers[Self.header] {
             // One we did not make (or from a newer server) cannot be judged: the primary can.
             guard let position = LogSequenceNumber(token) else { return Self.primaryOnly }
@@ -52,14 +55,15 @@ final class ReadYourWrites: Sendable {
         return floor
     }
 
-    /// After a write succeeded: its token, remembered for its caller and its address. The
+    /// After a write succeeded: its token, remembered for its caller (and its address when
+    /// the caller was named in the body). The
     /// write is in whatever happens here: a position that cannot be read now makes the token
     /// one only the primary satisfies (never a failed answer to a write that committed).
-    func written(by caller: Caller?, address: String) -> String {
+    func written(by caller: Caller?, namedInBody: Bool, address: String) -> String {
         guard let users, let addresses else { return LogSequenceNumber.zero.description }
         let position = (try? primaryPosition()) ?? Self.primaryOnly
         if let caller { users.remember(caller.userID, wroteUpTo: position) }
-        addresses.remember(address, wroteUpTo: position)
+        if namedInBody { addresses.remember(address, wroteUpTo: position) }
         return position.description
     }
 
@@ -90,7 +94,8 @@ struct ReadYourWritesStage: RequestStage {
                                 callerReadAfresh: context.caller != nil && context.callerProof == nil, address: address)
         var response = try ReadConsistency.requiring(floor) { try next(request, &context) }
         if request.method != .GET && request.method != .HEAD && (200..<300).contains(response.status.code) {
-            response.headers.add(ReadYourWrites.header, reads.written(by: context.caller, address: address))
+            response.headers.add(ReadYourWrites.header,
+                                 reads.written(by: context.caller, namedInBody: context.callerNamedInBody, address: address))
         }
         return response
     }

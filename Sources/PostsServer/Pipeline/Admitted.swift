@@ -42,6 +42,7 @@ struct BodyIdentityStage: RequestStage {
     func handle(_ request: Request, _ context: inout AppContext, next: AppHandler) throws -> Response {
         if context.access != .open && context.caller == nil {
             context.caller = try identity.caller(namedInBodyOf: request)
+            context.callerNamedInBody = context.caller != nil
             if context.access == .required && context.caller == nil { throw APIError.unauthenticated() }
         }
         return try next(request, &context)

@@ -10,6 +10,9 @@ struct AppContext: Sendable {
     var caller: Caller?
     /// Set when `caller` was remembered: its proof, still to be checked (`CallerProofStage`).
     var callerProof: SQLQuery?
+    /// Set when the caller was named in the request's body (trust mode's `email` field, as
+    /// the firefly app sends it with a write), not in a header its reads carry too.
+    var callerNamedInBody = false
 
     var parameters: Parameters { http.parameters }
     var logger: Logger { http.logger }
