@@ -71,7 +71,9 @@ let package = Package(
         .target(
             name: "PostsServer",
             dependencies: ["CLibCurl", "HTTP", "Images", "Postgres", "Locking", .product(name: "Logging", package: "swift-log"),
-                           .product(name: "Crypto", package: "swift-crypto")],
+                           .product(name: "Crypto", package: "swift-crypto"),
+                           // RS256 ID tokens (Sign in with Apple, Google): RSA public keys.
+                           .product(name: "_CryptoExtras", package: "swift-crypto")],
             resources: [.embedInCode("OpenAPI/openapi.yaml")]
         ),
         // The Swift client of the API (models, async calls, pages and events as sequences).
@@ -87,7 +89,9 @@ let package = Package(
         ),
         .target(
             name: "TestSupport",
-            dependencies: ["CLinux", "CZlib", "HTTP", "Images", "Postgres", "PostsServer"],
+            dependencies: ["CLinux", "CZlib", "HTTP", "Images", "Postgres", "PostsServer",
+                           .product(name: "Crypto", package: "swift-crypto"),
+                           .product(name: "_CryptoExtras", package: "swift-crypto")],
             path: "Tests/TestSupport",
             // The SMTP relay of the mail tests (SMTPRelay.swift), the image tests' fixtures and
             // their probe (ImageFixtures.swift), run with the venv's python.

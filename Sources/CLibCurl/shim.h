@@ -40,6 +40,14 @@ static inline CURLcode posts_curl_setopt_progress_function(CURL *handle, posts_c
     return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, callback);
 }
 
+/* The last response's header `name` (the last one of that name), or NULL: libcurl 7.84's
+   header API, read after the transfer. */
+static inline const char *posts_curl_response_header(CURL *handle, const char *name) {
+    struct curl_header *header = NULL;
+    if (curl_easy_header(handle, name, 0, CURLH_HEADER, -1, &header) != CURLHE_OK || header == NULL) return NULL;
+    return header->value;
+}
+
 static inline CURLcode posts_curl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }

@@ -31,7 +31,7 @@ final class PushWebhookClient {
 
     /// Posts one body; `.delivered` only on a 2xx answer.
     func post(_ body: [UInt8], deliveryID: String) -> PushOutcome {
-        let response = Response()
+        let response = CurlTransfer.BoundedBody(limit: Self.maxResponseBytes)
         // libcurl copies nothing from the list: it lives through the request.
         var list: UnsafeMutablePointer<curl_slist>?
         for line in [
@@ -57,7 +57,7 @@ final class PushWebhookClient {
 
     /// The request's options, set again each time (cheap, and a handle never carries one
     /// request's pointers into the next).
-    private func configure(_ response: Response) -> Bool {
+    private func configure(_ response: CurlTransfer.BoundedBody) -> Bool {
         var ok = transfer.setShared(connectTimeoutSeconds: 5, timeoutSeconds: 10)
         func set(_ option: CURLoption, _ value: Int) { ok = ok && transfer.set(option, value) }
         func set(_ option: CURLoption, _ value: String) { ok = ok && transfer.set(option, value) }
@@ -66,26 +66,6 @@ final class PushWebhookClient {
         set(CURLOPT_PROTOCOLS_STR, "http,https")
         set(CURLOPT_FOLLOWLOCATION, 0)
         set(CURLOPT_USERAGENT, "posts-server")
-        ok = ok && transfer.set(CURLOPT_WRITEDATA, pointer: Unmanaged.passUnretained(response).toOpaque())
-        ok = ok && posts_curl_setopt_write_function(transfer.handle) { data, size, count, context in
-            guard let data, let context else { return 0 }
-            return Unmanaged<Response>.fromOpaque(context).takeUnretainedValue().receive(data, count: size * count)
-        } == CURLE_OK
-        return ok
-    }
-
-    /// The answer's body, up to `maxResponseBytes` (then the transfer is cut).
-    private final class Response {
-        var kept: [UInt8] = []
-        var cutShort = false
-
-        func receive(_ data: UnsafeMutablePointer<CChar>, count: Int) -> Int {
-            guard kept.count + count <= PushWebhookClient.maxResponseBytes else {
-                cutShort = true
-                return 0
-            }
-            kept += UnsafeRawBufferPointer(start: data, count: count)
-            return count
-        }
+        return ok && transfer.collect(into: response)
     }
 }

@@ -79,3 +79,34 @@ final class CurlTransfer {
         return Result(code: Int(code.rawValue), responseCode: responseCode, message: message)
     }
 }
+
+extension CurlTransfer {
+    /// An answer's body kept up to `limit` bytes; past it the transfer is cut (`cutShort`).
+    final class BoundedBody {
+        let limit: Int
+        private(set) var kept: [UInt8] = []
+        private(set) var cutShort = false
+
+        init(limit: Int) {
+            self.limit = limit
+        }
+
+        fileprivate func receive(_ data: UnsafeMutablePointer<CChar>, count: Int) -> Int {
+            guard kept.count + count <= limit else {
+                cutShort = true
+                return 0
+            }
+            kept += UnsafeRawBufferPointer(start: data, count: count)
+            return count
+        }
+    }
+
+    /// Collects the answer's body into `body`, which the caller keeps alive until `perform` returns.
+    func collect(into body: BoundedBody) -> Bool {
+        set(CURLOPT_WRITEDATA, pointer: Unmanaged.passUnretained(body).toOpaque())
+            && posts_curl_setopt_write_function(handle) { data, size, count, context in
+                guard let data, let context else { return 0 }
+                return Unmanaged<BoundedBody>.fromOpaque(context).takeUnretainedValue().receive(data, count: size * count)
+            } == CURLE_OK
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import Logging
+
+/// A provider's signing keys as its issuer publishes them (discovery document, then its
+/// `jwks_uri`), fetched with libcurl on a thread of this store's own and kept for the key
+/// set's `Cache-Control: max-age` (an hour without one; between a minute and a day). A
+/// token naming a key id the set lacks has the set fetched again at once (a rotation), at
+/// most once a minute: made-up ids cannot make the server hammer the provider. A provider
+/// unreachable at start is not fatal: its sign-ins answer 503 until its keys load, and it
+/// is tried again every few seconds meanwhile and on demand.
+final class ProviderKeys: Sendable {
+    enum Lookup {
+        case keys([SigningKey])
+        /// Never loaded: why (the provider's own words, for the log and the 503).
+        case unavailable(String)
+    }
+
+    let provider: OIDCProvider
+    private let logger: Logger
+    /// Guards `State`; signalled when a fetch ends or one is wanted.
+    private let condition = NSCondition()
+    /// Only touched with `condition` locked.
+    private nonisolated(unsafe) var state = State()
+
+    private struct State {
+        var keys: [SigningKey] = []
+        var loaded = false
+        var freshUntil: ContinuousClock.Instant?
+        var lastAttempt: ContinuousClock.Instant?
+        /// The last fetch a token's unknown key id asked for (at most one a minute).
+        var lastForUnknownKey: ContinuousClock.Instant?
+        var lastFailure = "not fetched yet"
+        var fetchWanted = true
+        var fetches = 0
+        var running = true
+    }
+
+    static let refetchInterval: Duration = .seconds(60)
+    static let retryInterval: Duration = .seconds(5)
+
+    init(provider: OIDCProvider, logger: Logger) {
+        self.provider = provider
+        self.logger = logger
+    }
+
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "oidc-keys-\(provider.name)"
+        thread.start()
+    }
+
+    func stop() {
+        condition.lock()
+        state.running = false
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The keys to verify a token naming `keyID` with: fetched again first when the set
+    /// lacks it (and has not been fetched in the last minute), waiting for that at most
+    /// `wait`.
+    func keys(for keyID: String?, wait: Duration = .seconds(5)) -> Lookup {
+        condition.lock()
+        defer { condition.unlock() }
+        let now = ContinuousClock.now
+        let known = state.loaded && (keyID == nil || state.keys.contains { $0.id == keyID })
+        let mayFetch = state.loaded
+            ? state.lastForUnknownKey.map { now - $0 >= Self.refetchInterval } ?? true
+            : state.lastAttempt.map { now - $0 >= .seconds(1) } ?? true
+        if !known && mayFetch {
+            if state.loaded { state.lastForUnknownKey = now }
+            let before = state.fetches
+            state.fetchWanted = true
+            condition.broadcast()
+            let deadline = Date(timeIntervalSinceNow: Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18)
+            while state.fetches == before && state.running {
+                if !condition.wait(until: deadline) { break }
+            }
+        }
+        return state.loaded ? .keys(state.keys) : .unavailable(state.lastFailure)
+    }
+
+    private func run() {
+        while true {
+            condition.lock()
+            while state.running && !dueNow() {
+                _ = condition.wait(until: Date(timeIntervalSinceNow: 1))
+            }
+            guard state.running else {
+                condition.unlock()
+                return
+            }
+            state.fetchWanted = false
+            state.lastAttempt = .now
+            condition.unlock()
+            let outcome = Result { try fetch() }
+            condition.lock()
+            switch outcome {
+            case .success(let (keys, maxAge)):
+                if !state.loaded { logger.info("sign-in provider's keys loaded", metadata: ["provider": "\(provider.name)"]) }
+                state.keys = keys
+                state.loaded = true
+                state.freshUntil = .now + min(max(maxAge ?? .seconds(3600), .seconds(60)), .seconds(86_400))
+            case .failure(let error):
+                state.lastFailure = "\(error)"
+                logger.warning("sign-in provider's keys could not be fetched", metadata: ["provider": "\(provider.name)", "error": "\(error)"])
+            }
+            state.fetches += 1
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+
+    /// (Under the lock.) Wanted by a request, stale, or never loaded and due for a retry.
+    private func dueNow() -> Bool {
+        let now = ContinuousClock.now
+        if state.fetchWanted { return true }
+        if let freshUntil = state.freshUntil, state.loaded { return now >= freshUntil }
+        return state.lastAttempt.map { now - $0 >= Self.retryInterval } ?? true
+    }
+
+    /// The discovery document, then the key set it names.
+    private func fetch() throws -> ([SigningKey], Duration?) {
+        let discovery = try DocumentFetch.get(provider.discoveryURL)
+        struct Discovery: Decodable {
+            let issuer: String
+            let jwks_uri: String
+        }
+        guard let document = try? JSONDecoder().decode(Discovery.self, from: Data(discovery.body)) else {
+            throw DocumentFetch.Failure(description: "\(provider.discoveryURL) is not a discovery document (issuer, jwks_uri)")
+        }
+        guard document.issuer == provider.issuer else {
+            throw DocumentFetch.Failure(description: "\(provider.discoveryURL) names the issuer \(document.issuer), not \(provider.issuer)")
+        }
+        guard OIDCProvider.mayFetch(document.jwks_uri) else {
+            throw DocumentFetch.Failure(description: "the jwks_uri \(document.jwks_uri) is not https")
+        }
+        let keySet = try DocumentFetch.get(document.jwks_uri)
+        let keys = try SigningKeySet.parse(keySet.body)
+        guard !keys.isEmpty else { throw DocumentFetch.Failure(description: "\(document.jwks_uri) has no RS256 or ES256 signing key") }
+        return (keys, keySet.maxAge)
+    }
+}
