@@ -8,6 +8,8 @@ public final class Application: Sendable {
     public let configuration: Configuration
     public let server: Server
     public let pool: ConnectionPool
+    /// Each `OIDC_PROVIDERS` provider's signing keys, by name, fetched until `stop`.
+    let providerKeys: [String: ProviderKeys]
     /// Measures the replicas reads may go to (`DATABASE_REPLICA_URLS`); nil without any.
     let replicaMonitor: ReplicaMonitor?
     /// This instance's live change feed and the retention pruner, both running until `stop`.
@@ -68,6 +70,9 @@ public final class Application: Sendable {
         let auth = AuthService(pool: pool, accounts: accounts, tokens: tokens, outbox: outbox,
                                logsCodes: configuration.logsLoginCodes, logger: logger)
         let identity = Identity(tokens: tokens, accounts: accounts, trustsEmails: configuration.authMode == .trust)
+        providerKeys = Dictionary(uniqueKeysWithValues: configuration.oidcProviders.map {
+            ($0.name, ProviderKeys(provider: $0, logger: logger))
+        })
         let images = try ImageStore(directory: configuration.uploadDirectory, store: store, jobs: scheduler, pool: pool)
         // What every write's events cause, recorded in the write's own statement.
         let effects = EventEffects(jobs: scheduler, feed: feedEffects)
@@ -91,6 +96,10 @@ public final class Application: Sendable {
         OpenAPIRoutes.register(on: &routes)
         InstanceRoutes.register(on: &routes, configuration: configuration)
         AuthRoutes.register(on: &routes, auth: auth, profiles: profiles)
+        for store in providerKeys.values { store.start() }
+        OIDCRoutes.register(on: &routes, keys: providerKeys,
+                            signIn: ProviderSignIn(pool: pool, accounts: accounts, tokens: tokens),
+                            identities: Identities(pool: pool, providers: configuration.oidcProviders), clock: clock)
         ProfileRoutes.register(on: &routes, profiles: profiles, images: images, blockedWords: blockedWords)
         PostRoutes.register(on: &routes, posts: posts, uploadDirectory: configuration.uploadDirectory,
                             blockedWords: blockedWords)
@@ -197,6 +206,7 @@ public final class Application: Sendable {
         jobs.stop()
         measurement.stop()
         replicaMonitor?.stop()
+        providerKeys.values.forEach { $0.stop() }
         pool.replicas?.close()
         pool.close()
     }

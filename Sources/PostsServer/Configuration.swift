@@ -9,6 +9,8 @@ public struct Configuration: Sendable {
     }
 
     public var databaseURL: String?
+    /// `OIDC_PROVIDERS`: sign-in with Apple, Google or any OpenID Connect provider.
+    public var oidcProviders: [OIDCProvider] = []
     /// `DATABASE_POOLER`, `DATABASE_DIRECT_URL`, `DATABASE_REPLICA_URLS`, `REPLICA_MAX_LAG`.
     public var database = DatabaseTopology()
     /// The connection to the primary that holds a session (`DATABASE_DIRECT_URL`, else
@@ -195,6 +197,7 @@ public struct Configuration: Sendable {
         configuration.mail = try MailSettings.parse(smtpURL: value("SMTP_URL"), mailFrom: value("MAIL_FROM"),
                                                     caFile: value("SMTP_CA_FILE"))
         configuration.blockedWordsFile = value("BLOCKED_WORDS_FILE")
+        configuration.oidcProviders = try value("OIDC_PROVIDERS").map(OIDCProvider.parseList) ?? []
         configuration.push = try PushSettings.parse(url: value("PUSH_WEBHOOK_URL"), secret: value("PUSH_WEBHOOK_SECRET"))
         configuration.storage = try StorageSettings.parse(url: value("STORAGE_URL"), accessKeyID: value("S3_ACCESS_KEY_ID"),
                                                           secretAccessKey: value("S3_SECRET_ACCESS_KEY"),

@@ -68,6 +68,8 @@ struct SharedOptions: ParsableArguments {
     var s3SecretAccessKey: String?
     @Option(help: "A CDN or public bucket URL: /uploads/<name> redirects there (env S3_PUBLIC_URL).")
     var s3PublicUrl: String?
+    @Option(help: "Sign-in providers: name=issuer|client_id[|client_id…], comma-separated (env OIDC_PROVIDERS).")
+    var oidcProviders: String?
     @Option(help: "What apps call this server (env INSTANCE_NAME, default posts-server).")
     var instanceName: String?
     @Option(help: "Where users reach the operator, shown by apps and GET /api/instance (env CONTACT_EMAIL).")
@@ -114,6 +116,7 @@ struct SharedOptions: ParsableArguments {
         override("S3_ACCESS_KEY_ID", s3AccessKeyId)
         override("S3_SECRET_ACCESS_KEY", s3SecretAccessKey)
         override("S3_PUBLIC_URL", s3PublicUrl)
+        override("OIDC_PROVIDERS", oidcProviders)
         override("INSTANCE_NAME", instanceName)
         override("CONTACT_EMAIL", contactEmail)
         override("TERMS_URL", termsUrl)

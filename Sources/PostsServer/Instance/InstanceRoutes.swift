@@ -18,6 +18,8 @@ enum InstanceRoutes {
         object.add("privacy_url", information.privacyURL)
         object.add("version", ServerVersion.current)
         object.add("features", InstanceInformation.features(of: configuration))
+        // How one signs in: email codes always, then each OIDC_PROVIDERS name.
+        object.add("sign_in", ["email"] + configuration.oidcProviders.map(\.name))
         return object.response()
     }
 }

@@ -8,6 +8,12 @@ public struct OIDCProvider: Sendable, Equatable {
     public let issuer: String
     public let clientIDs: [String]
 
+    public init(name: String, issuer: String, clientIDs: [String]) {
+        self.name = name
+        self.issuer = issuer
+        self.clientIDs = clientIDs
+    }
+
     /// The discovery document (OpenID Connect Discovery §4).
     var discoveryURL: String {
         (issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer) + "/.well-known/openid-configuration"

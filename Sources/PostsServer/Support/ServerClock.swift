@@ -25,6 +25,12 @@ public final class ServerClock: Sendable {
         observers.withLock { $0.append(observer) }
     }
 
+    /// This machine's now, moved by the same offset, in whole seconds since 1970: for what is
+    /// judged without the database (an ID token's `exp` and `iat`).
+    var secondsSince1970: Int64 {
+        Int64(Date().timeIntervalSince1970) + offsetMilliseconds.load(ordering: .relaxed) / 1000
+    }
+
     /// The clock's now in SQL: the statement's `now()` plus the offset, bound as a value so
     /// that the statement's text, and its prepared plan, stay the same.
     var now: SQLQuery {

@@ -1,0 +1,118 @@
+import Foundation
+import PostsServer
+import Testing
+import TestSupport
+
+/// Sign in with an OpenID provider end to end: a local provider (discovery document and
+/// JWKS over HTTP, keys made at test time) and a token-mode server configured for it.
+@Suite struct OIDCSignInTests {
+    static let clientID = "com.example.app"
+
+    static func start(_ provider: TestOpenIDProvider) throws -> Application {
+        try TestApplication.start { configuration in
+            configuration.authMode = .token
+            configuration.oidcProviders = [OIDCProvider(name: "local", issuer: provider.issuer, clientIDs: [clientID])]
+        }
+    }
+
+    static func claims(_ provider: TestOpenIDProvider, _ changes: [String: Any?] = [:]) -> [String: Any] {
+        let now = Int64(Date().timeIntervalSince1970)
+        var claims: [String: Any] = ["iss": provider.issuer, "sub": "sub-1", "aud": clientID, "exp": now + 600, "iat": now,
+                                     "email": "ash@example.com", "email_verified": true]
+        for (name, value) in changes { claims[name] = value }
+        return claims
+    }
+
+    static func signIn(_ client: APIClient, _ token: String, nonce: String? = nil) throws -> RawHTTPClient.Response {
+        try client.send("POST", "/api/auth/oidc", json: ["provider": "local", "id_token": token, "nonce": nonce])
+    }
+
+    @Test func aFirstSignInCreatesTheUser_andTheNextFindsThem() throws {
+        let provider = try TestOpenIDProvider()
+        defer { provider.stop() }
+        let app = try Self.start(provider)
+        defer { app.stop() }
+        let client = try APIClient(port: app.server.port)
+        let first = try Self.signIn(client, provider.keys.token(Self.claims(provider, ["email": "new@example.com"])))
+        #expect(first.status == 200, "\(first.text)")
+        #expect(first.json["is_new_user"] as? Bool == true && first.json["email"] as? String == "new@example.com")
+        let again = try Self.signIn(client, provider.keys.token(Self.claims(provider, ["email": "new@example.com"]), algorithm: .es256))
+        #expect(again.json["is_new_user"] as? Bool == false && again.json["user_id"] as? Int == first.json["user_id"] as? Int)
+        let token = try #require(again.json["token"] as? String)
+        let me = try client.get("/api/me", headers: ["Authorization": "Bearer \(token)"])
+        #expect(me.status == 200)
+        let listed = try client.get("/api/me/identities", headers: ["Authorization": "Bearer \(token)"])
+        let identities = listed.json["identities"] as? [[String: Any]] ?? []
+        #expect(identities.count == 1 && identities.first?["provider"] as? String == "local"
+                && identities.first?["issuer"] as? String == provider.issuer)
+        let instance = try client.get("/api/instance")
+        #expect(instance.json["sign_in"] as? [String] == ["email", "local"])
+    }
+
+    @Test func aVerifiedEmailJoinsItsAccount_anUnverifiedOneDoesNot() throws {
+        let provider = try TestOpenIDProvider()
+        defer { provider.stop() }
+        let app = try Self.start(provider)
+        defer { app.stop() }
+        let client = try APIClient(port: app.server.port)
+        _ = try AuthTests.signIn("ash@example.com", in: app, client: client)
+        let joined = try Self.signIn(client, provider.keys.token(Self.claims(provider, ["sub": "verified"])))
+        #expect(joined.json["is_new_user"] as? Bool == false && joined.json["email"] as? String == "ash@example.com")
+        let apart = try Self.signIn(client, provider.keys.token(Self.claims(provider, ["sub": "unverified", "email_verified": false])))
+        #expect(apart.json["is_new_user"] as? Bool == true && apart.json["email"] as? String != "ash@example.com")
+        #expect(apart.json["user_id"] as? Int != joined.json["user_id"] as? Int)
+        // That account's only way in is its identity: it cannot be unlinked.
+        let token = try #require(apart.json["token"] as? String)
+        let identities = try client.get("/api/me/identities", headers: ["Authorization": "Bearer \(token)"]).json["identities"] as? [[String: Any]]
+        let id = try #require(identities?.first?["id"] as? Int)
+        #expect(try client.send("DELETE", "/api/me/identities/\(id)", headers: ["Authorization": "Bearer \(token)"]).status == 409)
+        // The joined account has email codes too: its identity may go; another's is not found.
+        let joinedToken = try #require(joined.json["token"] as? String)
+        #expect(try client.send("DELETE", "/api/me/identities/\(id)", headers: ["Authorization": "Bearer \(joinedToken)"]).status == 404)
+        let own = try client.get("/api/me/identities", headers: ["Authorization": "Bearer \(joinedToken)"]).json["identities"] as? [[String: Any]]
+        let ownID = try #require(own?.first?["id"] as? Int)
+        #expect(try client.send("DELETE", "/api/me/identities/\(ownID)", headers: ["Authorization": "Bearer \(joinedToken)"]).status == 200)
+    }
+
+    @Test func eachBadToken_isRefused_sayingWhy() throws {
+        let provider = try TestOpenIDProvider()
+        defer { provider.stop() }
+        let app = try Self.start(provider)
+        defer { app.stop() }
+        let client = try APIClient(port: app.server.port)
+        let keys = provider.keys
+        let now = Int64(Date().timeIntervalSince1970)
+        let cases: [(String, String?, String)] = [
+            (try keys.token(Self.claims(provider, ["aud": "com.other"])), nil, "not for this app"),
+            (try keys.token(Self.claims(provider, ["iss": "https://evil.example"])), nil, "issued by https://evil.example"),
+            (try keys.token(Self.claims(provider, ["exp": now - 120])), nil, "expired"),
+            (try keys.token(Self.claims(provider, ["iat": now + 600])), nil, "in the future"),
+            (try keys.token(Self.claims(provider), algorithm: .none), nil, "alg none"),
+            (try keys.token(Self.claims(provider), algorithm: .hs256), nil, "alg HS256"),
+            (try TestSigningKeys(rsaKeyID: keys.rsaKeyID).token(Self.claims(provider)), nil, "signature does not verify"),
+            (try keys.token(Self.claims(provider, ["nonce": "abc"])), "xyz", "nonce"),
+            ("not a token", nil, "three base64url parts"),
+        ]
+        for (token, nonce, reason) in cases {
+            let refused = try Self.signIn(client, token, nonce: nonce)
+            #expect(refused.status == 401 && (refused.json["message"] as? String)?.contains(reason) == true, "\(reason): \(refused.text)")
+        }
+        #expect(try client.send("POST", "/api/auth/oidc", json: ["provider": "nope", "id_token": "x"]).status == 422)
+    }
+
+    @Test func aRotatedKey_isFetched_andAProviderDownIs503UntilItIsBack() throws {
+        let provider = try TestOpenIDProvider()
+        defer { provider.stop() }
+        provider.stop()
+        let app = try Self.start(provider)
+        defer { app.stop() }
+        let client = try APIClient(port: app.server.port)
+        let down = try Self.signIn(client, provider.keys.token(Self.claims(provider)))
+        #expect(down.status == 503 && down.header("Retry-After") != nil)
+        try provider.start()
+        #expect(eventually(timeout: .seconds(20)) { (try? Self.signIn(client, provider.keys.token(Self.claims(provider))).status) == 200 })
+        try provider.rotateKeys()
+        let rotated = try Self.signIn(client, provider.keys.token(Self.claims(provider)))
+        #expect(rotated.status == 200, "\(rotated.text)")
+    }
+}
