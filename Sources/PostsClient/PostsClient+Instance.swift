@@ -24,14 +24,30 @@ public struct InstanceInfo: Codable, Sendable, Equatable {
     /// itself), `push` (registered push tokens receive notifications), and names later
     /// servers add. Treat an unknown name as nothing to act on.
     public let features: [String]
+    /// How one signs in: `email` (codes), then each provider `signIn(provider:idToken:)`
+    /// takes (`apple`, `google`, as the operator named them). Empty from older servers.
+    public let signIn: [String]
 
-    public init(name: String, contactEmail: String?, termsURL: URL?, privacyURL: URL?, version: String, features: [String]) {
+    public init(name: String, contactEmail: String?, termsURL: URL?, privacyURL: URL?, version: String, features: [String],
+                signIn: [String] = ["email"]) {
         self.name = name
         self.contactEmail = contactEmail
         self.termsURL = termsURL
         self.privacyURL = privacyURL
         self.version = version
         self.features = features
+        self.signIn = signIn
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        contactEmail = try container.decodeIfPresent(String.self, forKey: .contactEmail)
+        termsURL = try container.decodeIfPresent(URL.self, forKey: .termsURL)
+        privacyURL = try container.decodeIfPresent(URL.self, forKey: .privacyURL)
+        version = try container.decode(String.self, forKey: .version)
+        features = try container.decode([String].self, forKey: .features)
+        signIn = try container.decodeIfPresent([String].self, forKey: .signIn) ?? []
     }
 
     /// Whether the server lists `feature`.
@@ -39,6 +55,7 @@ public struct InstanceInfo: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case name, version, features
+        case signIn = "sign_in"
         case contactEmail = "contact_email"
         case termsURL = "terms_url"
         case privacyURL = "privacy_url"

@@ -13,7 +13,7 @@ import TestSupport
         #expect(answer.status == 200)
         #expect(answer.header("Content-Type") == "application/json; charset=utf-8")
         #expect(answer.text == #"{"status":"success","name":"posts-server","contact_email":null,"terms_url":null,"#
-            + #""privacy_url":null,"version":"\#(ServerVersion.current)","features":["dev"]}"#)
+            + #""privacy_url":null,"version":"\#(ServerVersion.current)","features":["dev"],"sign_in":["email"]}"#)
     }
 
     @Test func everythingSet_isAnsweredAsGiven_toAnyoneInTokenMode() throws {
@@ -37,7 +37,7 @@ import TestSupport
         #expect(json["privacy_url"] as? String == "http://example.com:8080/privacy?lang=en")
         #expect(json["version"] as? String == ServerVersion.current)
         #expect(json["features"] as? [String] == [])
-        #expect(Set(json.keys) == ["status", "name", "contact_email", "terms_url", "privacy_url", "version", "features"])
+        #expect(Set(json.keys) == ["status", "name", "contact_email", "terms_url", "privacy_url", "version", "features", "sign_in"])
     }
 
     @Test func features_nameTheMailerAndPush_sorted() throws {

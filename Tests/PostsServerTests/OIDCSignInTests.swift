@@ -47,6 +47,12 @@ import TestSupport
                 && identities.first?["issuer"] as? String == provider.issuer)
         let instance = try client.get("/api/instance")
         #expect(instance.json["sign_in"] as? [String] == ["email", "local"])
+        // The export has it; deleting the account takes it.
+        let export = try client.get("/api/me/export", headers: ["Authorization": "Bearer \(token)"])
+        #expect((export.json["identities"] as? [[String: Any]])?.first?["subject"] as? String == "sub-1")
+        #expect(try client.send("DELETE", "/api/me", headers: ["Authorization": "Bearer \(token)"]).status == 200)
+        let count = try app.pool.withConnection { try $0.query("SELECT count(*)::int8 AS n FROM identities").firstRow().decode("n", as: Int64.self) }
+        #expect(count == 0)
     }
 
     @Test func aVerifiedEmailJoinsItsAccount_anUnverifiedOneDoesNot() throws {

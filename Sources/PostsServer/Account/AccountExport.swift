@@ -47,6 +47,18 @@ struct AccountExport: Sendable {
             SELECT \(unsafeSQL: Sessions.shape.selectList()), t.id = \(caller.tokenID) AS current
             FROM tokens t WHERE t.user_id = \(userID) AND \(sessions.live("t")) ORDER BY t.created_at DESC, t.id DESC
             """).rows))
+        // The provider identities it signs in with (issue 35).
+        var identities: [JSONObject] = []
+        for row in try connection.query("SELECT id, issuer, subject, email, created_at FROM identities WHERE user_id = \(userID) ORDER BY id").rows {
+            var identity = JSONObject()
+            identity.add("id", try row.decode("id", as: Int64.self))
+            identity.add("issuer", try row.decode("issuer", as: String.self))
+            identity.add("subject", try row.decode("subject", as: String.self))
+            identity.add("email", try row.decode("email", as: String?.self))
+            identity.add("created_at", try row.decode("created_at", as: PostgresTimestamp.self))
+            identities.append(identity)
+        }
+        head.add("identities", identities)
         // The object stays open: the long lists follow, then the ones not kept yet.
         try file.write(head.bytes)
 
