@@ -144,6 +144,19 @@ import Testing
         }
     }
 
+    @Test func oidcProviders_nameIssuerAndClientIDs() throws {
+        let providers = try Configuration.fromEnvironment([
+            "OIDC_PROVIDERS": "apple=https://appleid.apple.com|com.example.app, google=https://accounts.google.com|1.apps|2.apps",
+        ]).oidcProviders
+        #expect(providers == [OIDCProvider(name: "apple", issuer: "https://appleid.apple.com", clientIDs: ["com.example.app"]),
+                              OIDCProvider(name: "google", issuer: "https://accounts.google.com", clientIDs: ["1.apps", "2.apps"])])
+        #expect(try Configuration.fromEnvironment(["OIDC_PROVIDERS": "local=http://127.0.0.1:9000|app"]).oidcProviders.count == 1)
+        for bad in ["apple", "apple=https://appleid.apple.com", "apple=http://appleid.apple.com|app", "=https://x.example|app",
+                    "a b=https://x.example|app", "apple=https://x.example|app||b", "a=https://x.example|c,a=https://y.example|c"] {
+            #expect(throws: Configuration.Invalid.self, "\(bad)") { try Configuration.fromEnvironment(["OIDC_PROVIDERS": bad]) }
+        }
+    }
+
     @Test func eventLoop_takesThePlatformsPollersAndNamesThemWhenWrong() throws {
         for kind in PollerKind.available {
             #expect(try Configuration.fromEnvironment(["EVENT_LOOP": kind.rawValue]).eventLoop == kind)
