@@ -58,6 +58,11 @@ public struct TestSigningKeys: Sendable {
         return input + "." + Self.base64URL(signature)
     }
 
+    /// A text's SHA-256 in lowercase hex (Apple's nonce in its tokens).
+    public static func sha256Hex(_ text: String) -> String {
+        SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
     public static func base64URL(_ data: some DataProtocol) -> String {
         Data(data).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")

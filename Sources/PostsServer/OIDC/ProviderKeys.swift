@@ -31,7 +31,11 @@ final class ProviderKeys: Sendable {
         var lastForUnknownKey: ContinuousClock.Instant?
         var lastFailure = "not fetched yet"
         var fetchWanted = true
+        /// Fetches started and ended (they run one at a time, so they end in that order).
+        var started = 0
         var fetches = 0
+        /// A fetch is under way (on the store's thread).
+        var fetching = false
         var running = true
     }
 
@@ -64,16 +68,28 @@ final class ProviderKeys: Sendable {
         defer { condition.unlock() }
         let now = ContinuousClock.now
         let known = state.loaded && (keyID == nil || state.keys.contains { $0.id == keyID })
-        let mayFetch = state.loaded
-            ? state.lastForUnknownKey.map { now - $0 >= Self.refetchInterval } ?? true
-            : state.lastAttempt.map { now - $0 >= .seconds(1) } ?? true
-        if !known && mayFetch {
-            if state.loaded { state.lastForUnknownKey = now }
-            let before = state.fetches
+        // Which fetch (by the order fetches start in) must have ended before answering.
+        var awaited: Int?
+        if known {
+            awaited = nil
+        } else if state.loaded {
+            // A rotation, or a made-up id: one fetch that starts after now, at most once a minute.
+            if state.lastForUnknownKey.map({ now - $0 >= Self.refetchInterval }) ?? true {
+                state.lastForUnknownKey = now
+                awaited = state.started + 1
+            }
+        } else if state.fetching {
+            // Never loaded: the fetch under way will do.
+            awaited = state.started
+        } else if state.lastAttempt.map({ now - $0 >= .seconds(1) }) ?? true {
+            awaited = state.started + 1
+        }
+        // (Else one failed within the second: the answer is that failure, at once.)
+        if let awaited {
             state.fetchWanted = true
             condition.broadcast()
             let deadline = Date(timeIntervalSinceNow: Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18)
-            while state.fetches == before && state.running {
+            while state.fetches < awaited && state.running {
                 if !condition.wait(until: deadline) { break }
             }
         }
@@ -92,6 +108,8 @@ final class ProviderKeys: Sendable {
             }
             state.fetchWanted = false
             state.lastAttempt = .now
+            state.fetching = true
+            state.started += 1
             condition.unlock()
             let outcome = Result { try fetch() }
             condition.lock()
@@ -106,6 +124,7 @@ final class ProviderKeys: Sendable {
                 logger.warning("sign-in provider's keys could not be fetched", metadata: ["provider": "\(provider.name)", "error": "\(error)"])
             }
             state.fetches += 1
+            state.fetching = false
             condition.broadcast()
             condition.unlock()
         }
