@@ -35,13 +35,7 @@ enum AuthRoutes {
             if let deviceID, deviceID.count > maxDeviceID {
                 throw APIError.invalid("device_id must be at most \(maxDeviceID) characters")
             }
-            let signIn = try auth.verify(email: email, code: code, deviceID: deviceID)
-            var answer = JSONObject.success()
-            answer.add("user_id", signIn.userID)
-            answer.add("email", signIn.email.value)
-            answer.add("is_new_user", signIn.isNewUser)
-            answer.add("token", signIn.token)
-            return answer.response()
+            return try auth.verify(email: email, code: code, deviceID: deviceID).answer
         }
 
         routes.post("/api/auth/logout", access: .required, body: .none) { _, context in

@@ -1,3 +1,4 @@
+import HTTP
 import Logging
 import Postgres
 
@@ -36,6 +37,16 @@ struct AuthService: Sendable {
         let email: EmailAddress
         let isNewUser: Bool
         let token: String
+
+        /// `verify-code`'s answer, which a provider's sign-in gives too.
+        var answer: Response {
+            var answer = JSONObject.success()
+            answer.add("user_id", userID)
+            answer.add("email", email.value)
+            answer.add("is_new_user", isNewUser)
+            answer.add("token", token)
+            return answer.response()
+        }
     }
 
     /// A token for the code's address, creating the user on first sign-in; 401 for a wrong,

@@ -31,10 +31,12 @@ struct Identities: Sendable {
         }
     }
 
-    /// One statement: the identity goes only if another way in remains.
+    /// One statement: the identity goes only if another way in remains. Serializable: two
+    /// unlinks of an account's last two identities at once would otherwise each count the
+    /// other's as remaining (one of them is run again, and then refused).
     func unlink(_ id: Int64, of caller: Caller) throws -> Unlink {
-        let row = try pool.withRetriedStatement { connection in
-            try connection.query("""
+        let row = try pool.withTransaction(isolation: .serializable) { connection in
+            try connection.queryCommitting("""
                 WITH mine AS (
                     SELECT i.id, u.email FROM identities i JOIN users u ON u.id = i.user_id
                     WHERE i.id = \(id) AND i.user_id = \(caller.userID) FOR UPDATE OF i

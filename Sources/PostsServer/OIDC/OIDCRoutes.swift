@@ -47,13 +47,7 @@ enum OIDCRoutes {
             } catch {
                 throw APIError.unauthenticated("\(error)")
             }
-            let session = try signIn.signIn(claims, fullName: fields.fullName, deviceID: fields.deviceID)
-            var answer = JSONObject.success()
-            answer.add("user_id", session.userID)
-            answer.add("email", session.email.value)
-            answer.add("is_new_user", session.isNewUser)
-            answer.add("token", session.token)
-            return answer.response()
+            return try signIn.signIn(claims, fullName: fields.fullName, deviceID: fields.deviceID).answer
         }
 
         routes.get("/api/me/identities", access: .required) { _, context in
