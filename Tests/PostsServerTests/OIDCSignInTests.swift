@@ -1,4 +1,6 @@
 import Foundation
+import Postgres
+import Synchronization
 import PostsServer
 import Testing
 import TestSupport
@@ -78,6 +80,42 @@ import TestSupport
         let own = try client.get("/api/me/identities", headers: ["Authorization": "Bearer \(joinedToken)"]).json["identities"] as? [[String: Any]]
         let ownID = try #require(own?.first?["id"] as? Int)
         #expect(try client.send("DELETE", "/api/me/identities/\(ownID)", headers: ["Authorization": "Bearer \(joinedToken)"]).status == 200)
+    }
+
+    /// An account whose only ways in are two identities: unlinking both at once leaves one.
+    /// Each unlink counts the other identity as remaining; only serializable isolation sees
+    /// that both counts cannot hold (write skew), so one of the two is run again and refused.
+    @Test func twoUnlinksAtOnce_ofTheLastTwoIdentities_leaveOne() throws {
+        let provider = try TestOpenIDProvider()
+        defer { provider.stop() }
+        let app = try Self.start(provider)
+        defer { app.stop() }
+        let clients = [try APIClient(port: app.server.port), try APIClient(port: app.server.port)]
+        for round in 0..<8 {
+            let signedIn = try Self.signIn(clients[0], provider.keys.token(Self.claims(provider, ["sub": "race-\(round)", "email_verified": false])))
+            let token = try #require(signedIn.json["token"] as? String)
+            let userID = try #require(signedIn.json["user_id"] as? Int)
+            // A second identity, as a future link would add it.
+            try app.pool.withConnection { connection in
+                _ = try connection.query("""
+                    INSERT INTO identities (user_id, issuer, subject) VALUES (\(Int64(userID)), 'https://other.example', \("race-\(round)"))
+                    """)
+            }
+            let listed = try clients[0].get("/api/me/identities", headers: ["Authorization": "Bearer \(token)"])
+            let ids = (listed.json["identities"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? Int }
+            try #require(ids.count == 2)
+            let statuses = Mutex<[Int]>([])
+            DispatchQueue.concurrentPerform(iterations: 2) { index in
+                let status = (try? clients[index].send("DELETE", "/api/me/identities/\(ids[index])",
+                                                      headers: ["Authorization": "Bearer \(token)"]).status) ?? 0
+                statuses.withLock { $0.append(status) }
+            }
+            #expect(statuses.withLock { $0.sorted() } == [200, 409], "round \(round)")
+            let left = try app.pool.withConnection {
+                try $0.query("SELECT count(*)::int8 AS n FROM identities WHERE user_id = \(Int64(userID))").firstRow().decode("n", as: Int64.self)
+            }
+            #expect(left == 1, "round \(round)")
+        }
     }
 
     @Test func eachBadToken_isRefused_sayingWhy() throws {
