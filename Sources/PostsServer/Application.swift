@@ -99,7 +99,8 @@ public final class Application: Sendable {
         for store in providerKeys.values { store.start() }
         OIDCRoutes.register(on: &routes, keys: providerKeys,
                             signIn: ProviderSignIn(pool: pool, accounts: accounts, tokens: tokens),
-                            identities: Identities(pool: pool, providers: configuration.oidcProviders), clock: clock)
+                            identities: Identities(pool: pool, providers: configuration.oidcProviders),
+                            blockedWords: blockedWords, clock: clock)
         ProfileRoutes.register(on: &routes, profiles: profiles, images: images, blockedWords: blockedWords)
         PostRoutes.register(on: &routes, posts: posts, uploadDirectory: configuration.uploadDirectory,
                             blockedWords: blockedWords)

@@ -10,9 +10,10 @@ import TestSupport
 @Suite struct OIDCSignInTests {
     static let clientID = "com.example.app"
 
-    static func start(_ provider: TestOpenIDProvider) throws -> Application {
+    static func start(_ provider: TestOpenIDProvider, blockedWordsFile: String? = nil) throws -> Application {
         try TestApplication.start { configuration in
             configuration.authMode = .token
+            configuration.blockedWordsFile = blockedWordsFile
             configuration.oidcProviders = [OIDCProvider(name: "local", issuer: provider.issuer, clientIDs: [clientID])]
         }
     }
@@ -80,6 +81,26 @@ import TestSupport
         let own = try client.get("/api/me/identities", headers: ["Authorization": "Bearer \(joinedToken)"]).json["identities"] as? [[String: Any]]
         let ownID = try #require(own?.first?["id"] as? Int)
         #expect(try client.send("DELETE", "/api/me/identities/\(ownID)", headers: ["Authorization": "Bearer \(joinedToken)"]).status == 200)
+    }
+
+    /// The name an app sends with a first sign-in is a full name like any other: the word
+    /// filter applies to it.
+    @Test func aFullNameWithABlockedWord_isRefused_aCleanOneNamesTheNewUser() throws {
+        let provider = try TestOpenIDProvider()
+        defer { provider.stop() }
+        let list = try BlockedWordsFileTests.write("badword\n")
+        defer { try? FileManager.default.removeItem(atPath: list) }
+        let app = try Self.start(provider, blockedWordsFile: list)
+        defer { app.stop() }
+        let client = try APIClient(port: app.server.port)
+        let token = try provider.keys.token(Self.claims(provider))
+        let refused = try client.send("POST", "/api/auth/oidc", json: ["provider": "local", "id_token": token, "full_name": "Ash BadWord"])
+        #expect(refused.status == 422 && refused.json["message"] as? String == "contains a blocked word", "\(refused.text)")
+        let named = try client.send("POST", "/api/auth/oidc", json: ["provider": "local", "id_token": token, "full_name": " Ash Ketchum "])
+        #expect(named.status == 200, "\(named.text)")
+        let userID = try #require(named.json["user_id"] as? Int)
+        let profile = try client.get("/api/profiles/\(userID)").json["profile"] as? [String: Any]
+        #expect(profile?["full_name"] as? String == "Ash Ketchum")
     }
 
     /// An account whose only ways in are two identities: unlinking both at once leaves one.

@@ -17,7 +17,7 @@ enum OIDCRoutes {
     }
 
     static func register(on routes: inout RouteTable, keys: [String: ProviderKeys], signIn: ProviderSignIn,
-                         identities: Identities, clock: ServerClock) {
+                         identities: Identities, blockedWords: BlockedWords, clock: ServerClock) {
         routes.post("/api/auth/oidc", access: .open) { request, _ in
             let fields = try RequestFields.decode(SignInFields.self, from: request)
             let name = try required(fields.provider, "provider")
@@ -31,6 +31,7 @@ enum OIDCRoutes {
             if let fullName = fields.fullName, fullName.count > ProfilePatch.maxFullName {
                 throw APIError.invalid("full_name must be at most \(ProfilePatch.maxFullName) characters")
             }
+            try blockedWords.check(fields.fullName)
             let token: IDToken
             do {
                 token = try IDToken(parsing: text)
