@@ -119,9 +119,9 @@ extension PostService {
                 let title: String? = edits.title
                 let summary: String? = edits.summary
                 let body: String? = edits.body
-                let mentions = try Self.mentions(after: edits, of: owned, on: connection)
-                let tags = try Hashtags.after(Self.editedTexts(edits), keeping: owned.tags, fieldOrder: Self.textFields,
-                                              on: connection)
+                let editedTexts = Self.editedTexts(edits)
+                let mentions = try Self.mentions(after: editedTexts, keeping: owned.mentions, on: connection)
+                let tags = try Hashtags.after(editedTexts, keeping: owned.tags, on: connection)
                 let before = Set(Mentions.decode(owned.mentions).map(\.userID))
                 let after = mentions.map { Set($0.map(\.userID)) } ?? before
                 let changesLocation: Bool = edits.locationTag != nil
@@ -181,9 +181,6 @@ extension PostService {
         var tags: String? = nil
     }
 
-    /// The text fields, in the order their mentions and tags are listed.
-    static let textFields = ["title", "summary", "body"]
-
     /// The text fields an edit changes.
     static func editedTexts(_ edits: PostEdits) -> [(field: String, text: String)] {
         [("title", edits.title), ("summary", edits.summary), ("body", edits.body)]
@@ -191,19 +188,12 @@ extension PostService {
     }
 
     /// An edit's mentions: the edited fields parsed again (names resolved as of now), the
-    /// others' kept as they were (a mention of a user renamed since stays theirs). nil (no
-    /// change) when no text field is edited.
-    static func mentions(after edits: PostEdits, of post: OwnedPost, on connection: PostgresConnection) throws -> [Mention]? {
-        let edited = editedTexts(edits)
+    /// others' kept as they were. nil (no change) when no text field is edited.
+    static func mentions(after edited: [(field: String, text: String)], keeping old: String?,
+                         on connection: PostgresConnection) throws -> [Mention]? {
         guard !edited.isEmpty else { return nil }
-        let fieldOrder = textFields
-        let editedFields = Set(edited.map(\.field))
-        let kept = Mentions.decode(post.mentions).filter { !editedFields.contains($0.field) }
-        let merged = (kept + (try Mentions.resolve(edited, on: connection))).sorted {
-            ($0.field == $1.field) ? $0.start < $1.start
-                : fieldOrder.firstIndex(of: $0.field)! < fieldOrder.firstIndex(of: $1.field)!
-        }
-        return merged
+        return TextSpans.merge(kept: Mentions.decode(old), parsed: try Mentions.resolve(edited, on: connection),
+                               editedFields: Set(edited.map(\.field)))
     }
 
     /// The post, whoever wrote it (a moderator's removal): 404 if there is none, 410 for a

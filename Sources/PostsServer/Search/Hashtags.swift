@@ -77,15 +77,11 @@ enum Hashtags {
 
     /// An edit's tags: the edited fields parsed again, the others' kept; nil (no change)
     /// when no text field is edited.
-    static func after(_ edited: [(field: String, text: String)], keeping old: String?, fieldOrder: [String],
+    static func after(_ edited: [(field: String, text: String)], keeping old: String?,
                       on connection: PostgresConnection) throws -> [Hashtag]? {
         guard !edited.isEmpty else { return nil }
-        let editedFields = Set(edited.map(\.field))
-        let kept = decode(old).filter { !editedFields.contains($0.field) }
-        return (kept + (try resolve(edited, on: connection))).sorted {
-            $0.field == $1.field ? $0.start < $1.start
-                : (fieldOrder.firstIndex(of: $0.field) ?? 0) < (fieldOrder.firstIndex(of: $1.field) ?? 0)
-        }
+        return TextSpans.merge(kept: decode(old), parsed: try resolve(edited, on: connection),
+                               editedFields: Set(edited.map(\.field)))
     }
 
     /// `, post_tagged AS (…)`: the post of the CTE `p` (one row) carries these names' tags
