@@ -111,7 +111,7 @@ public final class Application: Sendable {
         CommentLikeRoutes.register(on: &routes, likes: CommentLikeService(pool: pool, effects: effects))
         RelationRoutes.register(on: &routes, relations: RelationService(pool: pool, effects: effects))
         FollowRoutes.register(on: &routes, follows: FollowService(pool: pool, effects: effects), feed: FeedService(pool: pool))
-        let consoleAssets = Self.consoleAssets(logger: logger)
+        let consoleAssets = Self.consoleAssets(in: configuration.consoleDirectory, logger: logger)
         let moderation = ModerationService(pool: pool, posts: posts, comments: comments)
         ModerationRoutes.register(on: &routes, reports: ReportService(pool: pool), moderation: moderation)
         let pushConfigured = configuration.push != nil
@@ -214,8 +214,8 @@ public final class Application: Sendable {
 
     /// The console's files, or nil (logged) when they are not installed: `/console` then
     /// says so, and the API is unaffected.
-    private static func consoleAssets(logger: Logger) -> ConsoleAssets? {
-        guard let directory = ConsoleAssets.locate() else {
+    private static func consoleAssets(in explicit: String?, logger: Logger) -> ConsoleAssets? {
+        guard let directory = ConsoleAssets.locate(explicit: explicit) else {
             logger.warning("no console folder found: /console answers 503 (set CONSOLE_DIR)")
             return nil
         }

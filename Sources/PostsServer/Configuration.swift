@@ -62,6 +62,8 @@ public struct Configuration: Sendable {
     public var mail: MailSettings?
     /// `BLOCKED_WORDS_FILE`: the word filter's list, read at start and on SIGHUP; off when nil.
     public var blockedWordsFile: String?
+    /// `CONSOLE_DIR`: the console's files; when nil, `console/` beside the migrations.
+    public var consoleDirectory: String?
     /// `PUSH_WEBHOOK_URL`, `PUSH_WEBHOOK_SECRET`: new notifications POSTed there; off when nil.
     public var push: PushSettings?
     /// `STORAGE_URL` and the S3 settings: images in `UPLOAD_DIR` when nil.
@@ -197,6 +199,7 @@ public struct Configuration: Sendable {
         configuration.mail = try MailSettings.parse(smtpURL: value("SMTP_URL"), mailFrom: value("MAIL_FROM"),
                                                     caFile: value("SMTP_CA_FILE"))
         configuration.blockedWordsFile = value("BLOCKED_WORDS_FILE")
+        configuration.consoleDirectory = value("CONSOLE_DIR")
         configuration.oidcProviders = try value("OIDC_PROVIDERS").map(OIDCProvider.parseList) ?? []
         configuration.push = try PushSettings.parse(url: value("PUSH_WEBHOOK_URL"), secret: value("PUSH_WEBHOOK_SECRET"))
         configuration.storage = try StorageSettings.parse(url: value("STORAGE_URL"), accessKeyID: value("S3_ACCESS_KEY_ID"),

@@ -21,6 +21,7 @@ import Testing
         #expect(configuration.maxBodyMemory == 64 * 1024 * 1024)
         #expect(configuration.eventLoop == PollerKind.platformDefault)
         #expect(configuration.blockedWordsFile == nil)
+        #expect(configuration.consoleDirectory == nil)
     }
 
     @Test func environment_overridesDefaults() throws {
@@ -28,7 +29,7 @@ import Testing
             "DATABASE_URL": "postgres://a@b/c", "HOST": "::1", "PORT": "0", "UPLOAD_DIR": "/tmp/u",
             "AUTH_MODE": "trust", "DB_POOL_SIZE": "3", "LOG_FORMAT": "json", "RATE_LIMIT_IP": "0",
             "MAX_CONNECTIONS": "500", "MAX_BODY_MEMORY": "2MiB", "MAX_REQUESTS_PER_CONNECTION": "1000",
-            "MAX_STREAMS_PER_IP": "0", "BLOCKED_WORDS_FILE": "/etc/posts/blocked-words.txt",
+            "MAX_STREAMS_PER_IP": "0", "BLOCKED_WORDS_FILE": "/etc/posts/blocked-words.txt", "CONSOLE_DIR": "/srv/console",
             "MAX_CONNECTIONS_PER_IP": "0", "TRUSTED_PROXIES": "10.0.0.0/8, fd00::/8",
         ])
         #expect(configuration.databaseURL == "postgres://a@b/c")
@@ -43,6 +44,7 @@ import Testing
         #expect(configuration.maxRequestsPerConnection == 1000)
         #expect(configuration.maxStreamsPerIP == 0)
         #expect(configuration.blockedWordsFile == "/etc/posts/blocked-words.txt")
+        #expect(configuration.consoleDirectory == "/srv/console")
         #expect(configuration.maxConnectionsPerIP == 0)
         #expect(configuration.trustedProxies.networks.map(\.description) == ["10.0.0.0/8", "fd00::/8"])
     }

@@ -32,10 +32,29 @@ import TestSupport
         }
     }
 
+    /// A server whose console files are missing (a folder without `index.html`, or no
+    /// folder) answers 503 under `/console`, with the console's headers, and serves the API.
+    @Test func withoutItsFiles_theConsoleIs503_andTheAPIIsUnaffected() throws {
+        let empty = ScratchDirectory.path("console")
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        try Data("console.log(1)".utf8).write(to: URL(fileURLWithPath: empty).appendingPathComponent("app.js"))
+        for folder in [empty, empty + "/absent"] {
+            let app = try TestApplication.start { $0.consoleDirectory = folder }
+            defer { app.stop() }
+            let client = try APIClient(port: app.server.port)
+            let page = try client.get("/console")
+            #expect(page.status == 503 && page.text.contains("CONSOLE_DIR"), "\(folder): \(page.text)")
+            #expect(page.header("Content-Security-Policy")?.hasPrefix("default-src 'self'") == true)
+            #expect(try client.get("/console/assets/0000000000000000/app.js").status == 404)
+            #expect(try client.get("/api/health").status == 200)
+            #expect(try APIClient.user("ash@example.com", on: app).createPost("Still here")["id"] as? Int != nil)
+        }
+    }
+
     /// CSP `default-src 'self'` forbids inline scripts and style attributes: none may be
     /// written, in the page or by a module (which builds elements, never HTML from strings).
     @Test func noFile_needsUnsafeInline() throws {
-        let folder = try #require(ConsoleAssets.locate(environment: ["MIGRATIONS_DIR": TestDatabase.migrationsDirectory.path]))
+        let folder = try #require(ConsoleAssets.locate(explicit: nil, environment: ["MIGRATIONS_DIR": TestDatabase.migrationsDirectory.path]))
         for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
             let text = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
             for forbidden in ["style=", "<style", "innerHTML", "outerHTML", "insertAdjacentHTML", "eval(", "javascript:",

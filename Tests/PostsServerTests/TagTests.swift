@@ -113,6 +113,13 @@ import TestSupport
             (try users[0].get("/api/tags/trending").json["tags"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
         }
         #expect(try names() == ["popular", "niche"])
+        // Counted at most once a minute: a tag used since is not listed until the list is
+        // counted again (here: the clock moved, which drops the kept list).
+        for user in users { try user.createPost("#rising #rising2") }
+        #expect(try names() == ["popular", "niche"])
+        clock.advance(by: .seconds(61))
+        let recounted = try names()
+        #expect(Set(recounted.prefix(3)) == ["popular", "rising", "rising2"] && recounted.last == "niche", "\(recounted)")
         let first = try #require((try users[0].get("/api/tags/trending?limit=1").json["tags"] as? [[String: Any]])?.first)
         #expect(first["authors_24h"] as? Int == 3 && first["posts_count"] as? Int == 3)
         #expect(try users[0].get("/api/tags/trending?limit=0").status == 400)

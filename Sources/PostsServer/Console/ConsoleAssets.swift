@@ -46,9 +46,9 @@ struct ConsoleAssets: Sendable {
         self.files = files
     }
 
-    /// `CONSOLE_DIR` if set, else `console/` where the migrations are looked for.
-    static func locate(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL? {
-        if let explicit = environment["CONSOLE_DIR"], !explicit.isEmpty { return URL(fileURLWithPath: explicit) }
+    /// `explicit` (`CONSOLE_DIR`) if set, else `console/` where the migrations are looked for.
+    static func locate(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> URL? {
+        if let explicit { return URL(fileURLWithPath: explicit) }
         guard let migrations = try? Migrations.locate(environment: environment) else { return nil }
         let beside = migrations.deletingLastPathComponent().appendingPathComponent("console")
         return FileManager.default.fileExists(atPath: beside.appendingPathComponent("index.html").path) ? beside : nil
