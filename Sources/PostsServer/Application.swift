@@ -96,7 +96,6 @@ public final class Application: Sendable {
         OpenAPIRoutes.register(on: &routes)
         InstanceRoutes.register(on: &routes, configuration: configuration)
         AuthRoutes.register(on: &routes, auth: auth, profiles: profiles)
-        for store in providerKeys.values { store.start() }
         OIDCRoutes.register(on: &routes, keys: providerKeys,
                             signIn: ProviderSignIn(pool: pool, accounts: accounts, tokens: tokens),
                             identities: Identities(pool: pool, providers: configuration.oidcProviders),
@@ -169,6 +168,7 @@ public final class Application: Sendable {
         madeServer.withLock { [server] in $0 = server }
         DatabaseSessions.checkPooledSessions(pool, logger: logger)
         replicaMonitor?.start()
+        for store in providerKeys.values { store.start() }
         feed.start()
         pruner.start()
         jobs.start()

@@ -103,6 +103,37 @@ import TestSupport
         #expect(profile?["full_name"] as? String == "Ash Ketchum")
     }
 
+    /// A double tap: first sign-ins of one identity at once all succeed, as one user, made once.
+    @Test func firstSignInsAtOnce_ofOneIdentity_allSucceed_asOneUser() throws {
+        let provider = try TestOpenIDProvider()
+        defer { provider.stop() }
+        let app = try Self.start(provider)
+        defer { app.stop() }
+        let clients = try (0..<4).map { _ in try APIClient(port: app.server.port) }
+        for round in 0..<4 {
+            for verified in [true, false] {
+                let claims = Self.claims(provider, ["sub": "tap-\(round)-\(verified)", "email": "tap\(round)@example.com",
+                                                    "email_verified": verified])
+                let token = try provider.keys.token(claims)
+                let answers = Mutex<[(Int, Int?, Bool?)]>([])
+                DispatchQueue.concurrentPerform(iterations: clients.count) { index in
+                    let answer = try? Self.signIn(clients[index], token)
+                    answers.withLock {
+                        $0.append((answer?.status ?? 0, answer?.json["user_id"] as? Int, answer?.json["is_new_user"] as? Bool))
+                    }
+                }
+                let all = answers.withLock { $0 }
+                #expect(all.allSatisfy { $0.0 == 200 }, "\(all)")
+                #expect(Set(all.compactMap(\.1)).count == 1 && all.filter { $0.2 == true }.count == 1, "\(all)")
+            }
+        }
+        // A name is counted after trimming, as a profile's is.
+        let padded = "  " + String(repeating: "a", count: 100) + "  "
+        let named = try clients[0].send("POST", "/api/auth/oidc", json: ["provider": "local", "id_token": try provider.keys.token(
+            Self.claims(provider, ["sub": "padded"])), "full_name": padded])
+        #expect(named.status == 200, "\(named.text)")
+    }
+
     /// An account whose only ways in are two identities: unlinking both at once leaves one.
     /// Each unlink counts the other identity as remaining; only serializable isolation sees
     /// that both counts cannot hold (write skew), so one of the two is run again and refused.

@@ -8,10 +8,12 @@ import TestSupport
 /// fetched again for a key id after a rotation, not for made-up ids more than once a
 /// minute, and a provider that is down answers `unavailable` until it is back.
 @Suite struct ProviderKeysTests {
-    private static func store(_ provider: TestOpenIDProvider) -> ProviderKeys {
+    private static func store(_ provider: TestOpenIDProvider,
+                              freshness: ClosedRange<Duration> = .seconds(60) ... .seconds(86_400)) -> ProviderKeys {
         var logger = Logger(label: "oidc-test")
         logger.logLevel = .critical
-        let store = ProviderKeys(provider: OIDCProvider(name: "local", issuer: provider.issuer, clientIDs: ["app"]), logger: logger)
+        let store = ProviderKeys(provider: OIDCProvider(name: "local", issuer: provider.issuer, clientIDs: ["app"]),
+                                 logger: logger, freshness: freshness)
         store.start()
         return store
     }
@@ -53,6 +55,23 @@ import TestSupport
         try provider.start()
         defer { provider.stop() }
         #expect(eventually(timeout: .seconds(20)) { Self.ids(store.keys(for: provider.keys.rsaKeyID)).count == 2 })
+    }
+
+    /// Keys past their age whose refetch fails are kept (tokens still verify) and tried
+    /// again every few seconds, not in a loop.
+    @Test func staleKeys_withTheProviderFailing_areKept_andRetriedAtItsPace() throws {
+        let provider = try TestOpenIDProvider()
+        let store = Self.store(provider, freshness: .zero ... .milliseconds(100))
+        defer { store.stop() }
+        #expect(Self.ids(store.keys(for: provider.keys.rsaKeyID)).count == 2)
+        provider.setFailing(true)
+        defer { provider.stop() }
+        let started = store.fetchesStarted
+        // An observation window, not a wait for an event: the store's thread looks at its
+        // keys' age every second; at most one retry in it (one every 5 s).
+        Thread.sleep(forTimeInterval: 2.5)
+        #expect(store.fetchesStarted - started <= 1, "\(store.fetchesStarted - started) fetches in 2.5 s")
+        #expect(Self.ids(store.keys(for: provider.keys.rsaKeyID)).count == 2)
     }
 
     @Test func cacheControl_maxAge() {

@@ -28,10 +28,12 @@ enum OIDCRoutes {
             if let deviceID = fields.deviceID, deviceID.count > AuthRoutes.maxDeviceID {
                 throw APIError.invalid("device_id must be at most \(AuthRoutes.maxDeviceID) characters")
             }
-            if let fullName = fields.fullName, fullName.count > ProfilePatch.maxFullName {
+            // Counted after trimming, as a profile's full name is.
+            let fullName = fields.fullName?.trimmingCharacters(in: .whitespacesAndNewlines)
+            if let fullName, fullName.count > ProfilePatch.maxFullName {
                 throw APIError.invalid("full_name must be at most \(ProfilePatch.maxFullName) characters")
             }
-            try blockedWords.check(fields.fullName)
+            try blockedWords.check(fullName)
             let token: IDToken
             do {
                 token = try IDToken(parsing: text)
@@ -48,7 +50,7 @@ enum OIDCRoutes {
             } catch {
                 throw APIError.unauthenticated("\(error)")
             }
-            return try signIn.signIn(claims, fullName: fields.fullName, deviceID: fields.deviceID).answer
+            return try signIn.signIn(claims, fullName: fullName, deviceID: fields.deviceID).answer
         }
 
         routes.get("/api/me/identities", access: .required) { _, context in

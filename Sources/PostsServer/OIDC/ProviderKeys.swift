@@ -17,6 +17,10 @@ final class ProviderKeys: Sendable {
 
     let provider: OIDCProvider
     private let logger: Logger
+    /// How long a key set is kept: its `max-age` (an hour without one) brought into this range.
+    private let freshness: ClosedRange<Duration>
+    /// Set by `stop`: a fetch under way ends at once.
+    private let cancellation = CurlTransfer.Cancellation()
     /// Guards `State`; signalled when a fetch ends or one is wanted.
     private let condition = NSCondition()
     /// Only touched with `condition` locked.
@@ -42,9 +46,17 @@ final class ProviderKeys: Sendable {
     static let refetchInterval: Duration = .seconds(60)
     static let retryInterval: Duration = .seconds(5)
 
-    init(provider: OIDCProvider, logger: Logger) {
+    init(provider: OIDCProvider, logger: Logger, freshness: ClosedRange<Duration> = .seconds(60) ... .seconds(86_400)) {
         self.provider = provider
         self.logger = logger
+        self.freshness = freshness
+    }
+
+    /// Fetches started so far (tests count them).
+    var fetchesStarted: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return state.started
     }
 
     func start() {
@@ -54,6 +66,7 @@ final class ProviderKeys: Sendable {
     }
 
     func stop() {
+        cancellation.flag.store(true, ordering: .relaxed)
         condition.lock()
         state.running = false
         condition.broadcast()
@@ -118,7 +131,7 @@ final class ProviderKeys: Sendable {
                 if !state.loaded { logger.info("sign-in provider's keys loaded", metadata: ["provider": "\(provider.name)"]) }
                 state.keys = keys
                 state.loaded = true
-                state.freshUntil = .now + min(max(maxAge ?? .seconds(3600), .seconds(60)), .seconds(86_400))
+                state.freshUntil = .now + min(max(maxAge ?? .seconds(3600), freshness.lowerBound), freshness.upperBound)
             case .failure(let error):
                 state.lastFailure = "\(error)"
                 logger.warning("sign-in provider's keys could not be fetched", metadata: ["provider": "\(provider.name)", "error": "\(error)"])
@@ -130,17 +143,19 @@ final class ProviderKeys: Sendable {
         }
     }
 
-    /// (Under the lock.) Wanted by a request, stale, or never loaded and due for a retry.
+    /// (Under the lock.) Wanted by a request, or stale (or never loaded) and the last
+    /// attempt long enough ago: a set past its age whose refetch fails is kept (tokens still
+    /// verify with it) and tried again every `retryInterval`, not in a loop.
     private func dueNow() -> Bool {
         let now = ContinuousClock.now
         if state.fetchWanted { return true }
-        if let freshUntil = state.freshUntil, state.loaded { return now >= freshUntil }
+        if let freshUntil = state.freshUntil, state.loaded, now < freshUntil { return false }
         return state.lastAttempt.map { now - $0 >= Self.retryInterval } ?? true
     }
 
     /// The discovery document, then the key set it names.
     private func fetch() throws -> ([SigningKey], Duration?) {
-        let discovery = try DocumentFetch.get(provider.discoveryURL)
+        let discovery = try DocumentFetch.get(provider.discoveryURL, cancellation: cancellation)
         struct Discovery: Decodable {
             let issuer: String
             let jwks_uri: String
@@ -154,7 +169,7 @@ final class ProviderKeys: Sendable {
         guard OIDCProvider.mayFetch(document.jwks_uri) else {
             throw DocumentFetch.Failure(description: "the jwks_uri \(document.jwks_uri) is not https")
         }
-        let keySet = try DocumentFetch.get(document.jwks_uri)
+        let keySet = try DocumentFetch.get(document.jwks_uri, cancellation: cancellation)
         let keys = try SigningKeySet.parse(keySet.body)
         guard !keys.isEmpty else { throw DocumentFetch.Failure(description: "\(document.jwks_uri) has no RS256 or ES256 signing key") }
         return (keys, keySet.maxAge)

@@ -22,8 +22,14 @@ struct ProviderSignIn: Sendable {
 
     static func hasEmailWayIn(_ email: String) -> Bool { !email.hasSuffix("@identities.invalid") }
 
+    /// `fullName`: trimmed and checked by the route; names a new user only.
     func signIn(_ claims: IDToken.Claims, fullName: String?, deviceID: String?) throws -> AuthService.SignIn {
         try pool.withTransaction { connection in
+            // First sign-ins of one identity at once (a double tap, a retry) take turns: the
+            // second finds the identity the first made instead of failing on its key.
+            try connection.query("""
+                SELECT pg_advisory_xact_lock(hashtextextended(\("identity:\(claims.issuer)\n\(claims.subject)"), 0))
+                """)
             let account: Accounts.Account
             let email: String
             if let row = try connection.query("""
@@ -41,8 +47,8 @@ struct ProviderSignIn: Sendable {
                     INSERT INTO identities (user_id, issuer, subject, email)
                     VALUES (\(account.userID), \(claims.issuer), \(claims.subject), \(claims.email))
                     """)
-                if account.isNew, let fullName = fullName?.trimmingCharacters(in: .whitespacesAndNewlines), !fullName.isEmpty {
-                    try connection.query("UPDATE profiles SET full_name = \(String(fullName.prefix(100))) WHERE user_id = \(account.userID)")
+                if account.isNew, let fullName, !fullName.isEmpty {
+                    try connection.query("UPDATE profiles SET full_name = \(fullName) WHERE user_id = \(account.userID)")
                 }
             }
             if !account.isNew, try Suspension.isSuspended(account.userID, on: connection) { throw Suspension.refusal }
