@@ -90,10 +90,14 @@ public final class ReplicaSet: Sendable {
             return Replica(pool: ConnectionPool(replica))
         }
         self.maxLag = maxLag
-        staleAfter = UInt64(max(maxLag, .seconds(2)).nanoseconds)
+        measurementTrusted = max(maxLag, .seconds(2))
+        staleAfter = UInt64(measurementTrusted.nanoseconds)
     }
 
-    /// A measurement older than this no longer counts (nanoseconds).
+    /// How long a replica's last measurement is trusted: a replica that stopped replaying
+    /// just after it may take reads this long before the monitor sees it.
+    public let measurementTrusted: Duration
+    /// The same, in nanoseconds.
     private let staleAfter: UInt64
 
     /// The next replica in turn that takes reads and has replayed `floor`; nil: the primary.

@@ -92,7 +92,9 @@ public final class PostsClient: Sendable {
 extension Locked where Value == String? {
     /// Keeps the later of two `Read-After` tokens: answers to writes sent at once may come
     /// back in any order, and the earlier token would let a read miss the later write.
-    /// (They are the server's log positions, `hex/hex`; one that is not is simply newer.)
+    /// (They are the server's log positions, `hex/hex`; one that is not, such as the
+    /// server's "primary" when it could not read its position, is simply newer, and is
+    /// replaced by the next.)
     func keepLater(_ token: String) {
         update { kept in
             if let earlier = kept, let old = Self.position(earlier), let new = Self.position(token), new < old { return }

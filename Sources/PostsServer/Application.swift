@@ -84,7 +84,8 @@ public final class Application: Sendable {
         let nudge = ChangeNudge()
         let limiter = configuration.rateLimitPerIP > 0 ? RateLimiter(perMinute: configuration.rateLimitPerIP) : nil
         let localOriginsOnly = configuration.authMode == .trust && !configuration.trustAnyHost
-        var routes = RouteTable(pipeline: Pipeline(identity: identity, changes: nudge, reads: ReadYourWrites(pool: pool),
+        let reads = ReadYourWrites(pool: pool)
+        var routes = RouteTable(pipeline: Pipeline(identity: identity, changes: nudge, reads: reads,
                                                    limiter: limiter, localOriginsOnly: localOriginsOnly))
         let mailConfigured = configuration.mail != nil
         // What /api/health and the console's overview say of mail.
@@ -133,7 +134,7 @@ public final class Application: Sendable {
                               pushTokenRetention: configuration.pushTokenRetention, clock: clock, logger: logger)
         // One quota of streams per address, change and notification streams together.
         let streams = configuration.maxStreamsPerIP > 0 ? StreamQuota(perClient: configuration.maxStreamsPerIP) : nil
-        ChangeRoutes.register(on: &routes, reader: ChangeReader(pool: pool), feed: feed, streams: streams)
+        ChangeRoutes.register(on: &routes, reader: ChangeReader(pool: pool), feed: feed, streams: streams, reads: reads)
         NotificationRoutes.register(on: &routes, notifications: NotificationService(pool: pool), reader: ChangeReader(pool: pool),
                                     feed: feed, streams: streams)
         let requests = RequestMetrics(forwardingTo: accessLog ?? LineAccessLog(format: configuration.logFormat))

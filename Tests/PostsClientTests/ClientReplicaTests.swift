@@ -62,6 +62,19 @@ import TestSupport
                                                       headers: ["Authorization": "Bearer \(bobToken)", "X-Forwarded-For": "203.0.113.5"])
         #expect(plain.json["post"].flatMap { ($0 as? [String: Any])?["like_count"] as? Int } == 1)
 
+        // Taking the changes position: the full fetch after it finds everything before it,
+        // with the token (Dana's client, anonymous) and without (the address, remembered).
+        let dana = PostsClient(baseURL: deployment.url(1), retryPolicy: ClientTestServer.fastRetries)
+        #expect(try await dana.post(id: post.id).likeCount == 0)
+        _ = try await dana.changesPosition()
+        #expect(dana.readAfter != nil)
+        #expect(try await dana.post(id: post.id).likeCount == 1)
+        let eve = try APIClient(port: deployment.apps[1].server.port)
+        let eveAddress = ["X-Forwarded-For": "203.0.113.7"]
+        #expect(try eve.get("/api/changes", headers: eveAddress).header("Read-After") != nil)
+        let eveRead = try eve.get("/api/posts/\(post.id)", headers: eveAddress)
+        #expect(eveRead.json["post"].flatMap { ($0 as? [String: Any])?["like_count"] as? Int } == 1)
+
         // Everyone else reads the replica, which has not replayed the like yet.
         let replicaReads = try deployment.readsServedBy(deployment.replicaName, on: 0)
         let carolReads = try APIClient(port: deployment.apps[0].server.port)

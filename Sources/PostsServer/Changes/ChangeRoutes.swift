@@ -16,7 +16,10 @@ enum ChangeRoutes {
     }
 
     /// `streams`: nil when `MAX_STREAMS_PER_IP` is 0.
-    static func register(on routes: inout RouteTable, reader: ChangeReader, feed: ChangeFeed, streams: StreamQuota?) {
+    /// `reads`: a page's answer carries `Read-After` (with replicas), so a client that reads
+    /// what a change names next is served by a database that has it.
+    static func register(on routes: inout RouteTable, reader: ChangeReader, feed: ChangeFeed, streams: StreamQuota?,
+                         reads: ReadYourWrites) {
         routes.get("/api/changes", etag: true) { request, context in
             let filter = try ChangeFilter(request.query).hiding(for: context.caller, on: .changes)
             let limit = try PageRequest<KeysetCursor>(request.query, maxLimit: maxLimit, defaultLimit: 100).limit
@@ -26,7 +29,12 @@ enum ChangeRoutes {
                 answer.addRaw("changes", Array("[]".utf8))
                 answer.add("next_since", try reader.currentPosition().text)
                 answer.add("has_more", false)
-                return answer.response()
+                var response = answer.response()
+                // (Read after the position: the fetch that follows has everything before it.)
+                if let token = reads.currentToken(rememberingFor: context.caller, address: context.http.remoteAddress) {
+                    response.headers.add(ReadYourWrites.header, token)
+                }
+                return response
             }
             let since = try ChangeKey(text)
             let page = try reader.page(after: since, filter: filter, limit: limit)
@@ -39,7 +47,9 @@ enum ChangeRoutes {
             answer.addRaw("changes", changes)
             answer.add("next_since", page.next.text)
             answer.add("has_more", page.hasMore)
-            return answer.response()
+            var response = answer.response()
+            if let token = reads.currentToken() { response.headers.add(ReadYourWrites.header, token) }
+            return response
         }
 
         routes.get("/api/events") { request, context in

@@ -20,6 +20,9 @@ final class ReadYourWrites: Sendable {
     static let header = "Read-After"
     /// Read nowhere but the primary.
     static let primaryOnly = LogSequenceNumber(value: .max)
+    /// `primaryOnly` as a token: not a log position, so a client keeping the later of two
+    /// tokens replaces it with the next write's (a position would outrank every later one).
+    static let primaryOnlyToken = "primary"
 
     private let pool: ConnectionPool
     private let users: RecentWriters<Int64>?
@@ -27,9 +30,10 @@ final class ReadYourWrites: Sendable {
 
     init(pool: ConnectionPool) {
         self.pool = pool
-        // As long as a replica that takes reads may lack a write: its lag limit, twice over
-        // for the time between two measurements.
-        let keep = pool.replicas.map { $0.maxLag * 2 + .seconds(1) }
+        // As long as a replica that takes reads may lack a write: one within the lag limit
+        // when last measured, which stopped replaying then, is trusted for as long again as
+        // that measurement is (and a second for the monitor's round).
+        let keep = pool.replicas.map { $0.maxLag + $0.measurementTrusted + .seconds(1) }
         users = keep.map { RecentWriters(keep: $0) }
         addresses = keep.map { RecentWriters(keep: $0) }
     }
@@ -64,7 +68,27 @@ final class ReadYourWrites: Sendable {
         let position = (try? primaryPosition()) ?? Self.primaryOnly
         if let caller { users.remember(caller.userID, wroteUpTo: position) }
         if namedInBody { addresses.remember(address, wroteUpTo: position) }
-        return position.description
+        return Self.token(position)
+    }
+
+    /// A token past everything committed so far, for an answer read from the primary
+    /// (changes): a client's next reads see all it named; nil without replicas. With
+    /// `rememberingFor`, the position is also remembered as if the caller (or the address,
+    /// anonymous) had written there: a client that takes the changes position and then
+    /// fetches everything must find all that came before it, token or not.
+    func currentToken(rememberingFor caller: Caller? = nil, address: String? = nil) -> String? {
+        guard let users, let addresses else { return nil }
+        let position = (try? primaryPosition()) ?? Self.primaryOnly
+        if let caller {
+            users.remember(caller.userID, wroteUpTo: position)
+        } else if let address {
+            addresses.remember(address, wroteUpTo: position)
+        }
+        return Self.token(position)
+    }
+
+    private static func token(_ position: LogSequenceNumber) -> String {
+        position == primaryOnly ? primaryOnlyToken : position.description
     }
 
     /// Where the primary's log is now: past the end of every transaction committed before.
