@@ -102,6 +102,19 @@ import TestSupport
         #expect(try refusal(keys.token(Self.claims(["nbf": Self.now + 61]))) == .notYetValid)
     }
 
+    /// Google documents both `https://accounts.google.com` and `accounts.google.com` as its
+    /// tokens' `iss`; no other issuer has its URL's bare host accepted.
+    @Test func googlesBareIssuer_isAccepted_forGoogleOnly() throws {
+        let keys = try Self.keys.get()
+        let jwks = try SigningKeySet.parse(keys.jwks())
+        let google = IDTokenVerifier(issuer: "https://accounts.google.com", clientIDs: ["com.example.app"])
+        for iss in ["https://accounts.google.com", "accounts.google.com"] {
+            let token = try IDToken(parsing: keys.token(Self.claims(["iss": iss])))
+            #expect(try google.verify(token, keys: jwks, now: Self.now, nonce: nil).subject == "user-1", "\(iss)")
+        }
+        #expect(try refusal(keys.token(Self.claims(["iss": "id.example.com"]))) == .wrongIssuer("id.example.com"))
+    }
+
     @Test func nonce_isTheOneSent_orItsSHA256_asApplePutsIt() throws {
         let keys = try Self.keys.get()
         let raw = "b3f1c0de"

@@ -42,6 +42,10 @@ struct IDTokenVerifier: Sendable {
     let issuer: String
     let clientIDs: [String]
 
+    /// Other spellings of an issuer's `iss` that the provider documents as its own: Google
+    /// signs tokens with `accounts.google.com` as well as its issuer URL.
+    static let documentedAliases = ["https://accounts.google.com": ["accounts.google.com"]]
+
     /// The token's claims once every check passed. `nonce`: the raw nonce the app sent
     /// with its sign-in (Apple puts its SHA-256 hex in the token, Google the nonce itself).
     func verify(_ token: IDToken, keys: [SigningKey], now: Int64, nonce: String?) throws(Refusal) -> IDToken.Claims {
@@ -54,7 +58,9 @@ struct IDTokenVerifier: Sendable {
         guard !fitting.isEmpty else { throw .algorithmNotAllowed(token.header.algorithm) }
         guard fitting.contains(where: { $0.verifies(token.signature, over: token.signingInput) }) else { throw .badSignature }
         let claims = token.claims
-        guard claims.issuer == issuer else { throw .wrongIssuer(claims.issuer) }
+        guard claims.issuer == issuer || Self.documentedAliases[issuer]?.contains(claims.issuer) == true else {
+            throw .wrongIssuer(claims.issuer)
+        }
         guard claims.audiences.contains(where: clientIDs.contains) else { throw .wrongAudience }
         guard claims.expiresAt > now - Self.leeway else { throw .expired }
         guard claims.issuedAt <= now + Self.leeway else { throw .issuedInTheFuture }
