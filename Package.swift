@@ -94,8 +94,9 @@ let package = Package(
                            .product(name: "_CryptoExtras", package: "swift-crypto")],
             path: "Tests/TestSupport",
             // The SMTP relay of the mail tests (SMTPRelay.swift), the image tests' fixtures and
-            // their probe (ImageFixtures.swift), run with the venv's python.
-            exclude: ["smtp_relay.py", "image_fixtures.py", "image_probe.py"]
+            // their probe (ImageFixtures.swift), and the console's browser flows
+            // (ConsoleBrowserTests), run with the venv's python.
+            exclude: ["smtp_relay.py", "image_fixtures.py", "image_probe.py", "console_flows.py"]
         ),
         .testTarget(name: "ImagesTests", dependencies: ["Images", "TestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"]),

@@ -22,6 +22,16 @@ import Testing
         #expect(writers.count == 1)
     }
 
+    /// A higher position past its time (the `primary` of a failed measurement) does not
+    /// keep a user's next, lower, write from being remembered.
+    @Test func anExpiredHigherPosition_isReplacedByTheNextWrite() {
+        let writers = RecentWriters<Int64>(keep: .seconds(10))
+        let start = ContinuousClock.now
+        writers.remember(1, wroteUpTo: LogSequenceNumber(value: .max), now: start)
+        writers.remember(1, wroteUpTo: LogSequenceNumber(value: 500), now: start + .seconds(11))
+        #expect(writers.position(of: 1, now: start + .seconds(12)) == LogSequenceNumber(value: 500))
+    }
+
     @Test func pastItsCapacity_theOldestWritersGoFirst() {
         let writers = RecentWriters<Int64>(keep: .seconds(3600), capacity: 1000)
         let start = ContinuousClock.now

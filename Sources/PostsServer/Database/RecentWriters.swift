@@ -26,7 +26,9 @@ final class RecentWriters<Writer: Hashable & Sendable>: Sendable {
 
     func remember(_ user: Writer, wroteUpTo position: LogSequenceNumber, now: ContinuousClock.Instant = .now) {
         state.withLock { state in
-            if let known = state.positions[user], known.position >= position { return }
+            // (A later position than this one, still in force: nothing to add. One past its
+            // time, even a higher one — `primary` after a failed measurement — is replaced.)
+            if let known = state.positions[user], known.position >= position, now - known.at <= keep { return }
             state.positions[user] = (position, now)
             state.order.append((user, now))
             forget(&state, now: now)
