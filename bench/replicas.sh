@@ -90,7 +90,7 @@ run() {  # setup read
     bench_wait_for_port "$port" $server
     local primary_before replica_before bouncer_before line
     primary_before=$(cluster_ticks "$pg_dir") replica_before=$(cluster_ticks "$replica_dir") bouncer_before=$(bouncer_ticks)
-    line=$(READ=$2 LUA_PATH="$shared/bench/lua/?.lua;;" MAXID=$posts MAXUSER=$users \
+    line=$(READ=$2 LUA_PATH="$PWD/bench/lua/?.lua;$shared/bench/lua/?.lua;;" MAXID=$posts MAXUSER=$users \
         wrk -t2 -c64 -d"${secs}s" --latency -s bench/lua/reads-with-likes.lua "http://127.0.0.1:$port" | grep '^RESULT')
     local primary replica bouncer hz
     hz=$(getconf CLK_TCK)

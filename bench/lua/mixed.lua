@@ -13,21 +13,7 @@ init = c.init
 
 local json = { ["Content-Type"] = "application/json" }
 local comment = '{"body":"Soak comment: nice post, thanks for sharing it with all of us here."}'
-local pending, first, last, put_next = {}, 1, 0, false
-
-local function like()
-  put_next = not put_next
-  if put_next or last - first < 128 then
-    local post, email = c.post(), c.email()
-    last = last + 1
-    pending[last] = { post, email }
-    return wrk.format("PUT", "/api/posts/" .. post .. "/like", { ["X-User-Email"] = email })
-  end
-  local p = pending[first]
-  pending[first] = nil
-  first = first + 1
-  return wrk.format("DELETE", "/api/posts/" .. p[1] .. "/like", { ["X-User-Email"] = p[2] })
-end
+local like = require("like_toggle_pairs")(c)
 
 local routes = {
   { 30, function() return wrk.format("GET", "/api/posts/" .. c.post()) end },
