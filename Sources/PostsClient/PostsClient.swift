@@ -17,7 +17,7 @@ public final class PostsClient: Sendable {
     public let retryPolicy: RetryPolicy
     let transport: any HTTPTransport
     private let storedToken: Locked<String?>
-    private let storedReadAfter: Locked<String?>
+    private let storedReadAfter: Locked<ReadAfterToken>
 
     /// - Parameters:
     ///   - token: a token kept from an earlier `verifyCode`, to resume that session.
@@ -28,7 +28,7 @@ public final class PostsClient: Sendable {
         self.transport = transport
         self.retryPolicy = retryPolicy
         storedToken = Locked(token)
-        storedReadAfter = Locked(nil)
+        storedReadAfter = Locked(ReadAfterToken())
     }
 
     /// The bearer token sent with every request: set by `verifyCode`, cleared by `logout`.
@@ -43,8 +43,8 @@ public final class PostsClient: Sendable {
     /// write, so the client always reads what it just did, whichever instance answers. Hand
     /// it to another client (or keep it over a restart) to carry that on.
     public var readAfter: String? {
-        get { storedReadAfter.get() }
-        set { storedReadAfter.set(newValue) }
+        get { storedReadAfter.get().token }
+        set { storedReadAfter.update { $0.set(newValue) } }
     }
 
     /// True while the client holds a token.
@@ -64,10 +64,13 @@ public final class PostsClient: Sendable {
             let failure: RetryPolicy.Failure
             do {
                 var urlRequest = try request.urlRequest(baseURL: baseURL, token: token)
-                if let readAfter { urlRequest.setValue(readAfter, forHTTPHeaderField: "Read-After") }
+                let kept = storedReadAfter.get()
+                if let readAfter = kept.token { urlRequest.setValue(readAfter, forHTTPHeaderField: "Read-After") }
                 let (data, response) = try await transport.send(urlRequest)
                 if (200..<300).contains(response.statusCode) {
-                    if let written = response.value(forHTTPHeaderField: "Read-After") { storedReadAfter.keepLater(written) }
+                    if let written = response.value(forHTTPHeaderField: "Read-After") {
+                        storedReadAfter.update { $0.keepLater(written, sentAt: kept.generation) }
+                    }
                     return data
                 }
                 failure = .answer(PostsAPIError(response: response, body: data))
@@ -86,27 +89,6 @@ public final class PostsClient: Sendable {
             try await Task.sleep(for: delay)
             attempt += 1
         }
-    }
-}
-
-extension Locked where Value == String? {
-    /// Keeps the later of two `Read-After` tokens: answers to writes sent at once may come
-    /// back in any order, and the earlier token would let a read miss the later write.
-    /// (They are the server's log positions, `hex/hex`; one that is not, such as the
-    /// server's "primary" when it could not read its position, is simply newer, and is
-    /// replaced by the next.)
-    func keepLater(_ token: String) {
-        update { kept in
-            if let earlier = kept, let old = Self.position(earlier), let new = Self.position(token), new < old { return }
-            kept = token
-        }
-    }
-
-    private static func position(_ token: String) -> UInt64? {
-        let halves = token.split(separator: "/", omittingEmptySubsequences: false)
-        guard halves.count == 2, halves.allSatisfy({ (1...8).contains($0.count) }),
-              let high = UInt64(halves[0], radix: 16), let low = UInt64(halves[1], radix: 16) else { return nil }
-        return high << 32 | low
     }
 }
 

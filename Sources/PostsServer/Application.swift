@@ -99,8 +99,7 @@ public final class Application: Sendable {
         AuthRoutes.register(on: &routes, auth: auth, profiles: profiles)
         OIDCRoutes.register(on: &routes, keys: providerKeys,
                             signIn: ProviderSignIn(pool: pool, accounts: accounts, tokens: tokens),
-                            identities: Identities(pool: pool, providers: configuration.oidcProviders),
-                            blockedWords: blockedWords, clock: clock)
+                            identities: Identities(pool: pool, providers: configuration.oidcProviders), clock: clock)
         ProfileRoutes.register(on: &routes, profiles: profiles, images: images, blockedWords: blockedWords)
         PostRoutes.register(on: &routes, posts: posts, uploadDirectory: configuration.uploadDirectory,
                             blockedWords: blockedWords)
@@ -200,15 +199,16 @@ public final class Application: Sendable {
     }
 
     /// Finishes the requests in flight (streams end at once), stops the feed, the pruner and
-    /// the job runner, then closes the pool.
+    /// the job runner, then closes the pool. The provider key stores stop first: a sign-in
+    /// waiting for keys answers at once rather than holding up the stop.
     public func stop() {
+        providerKeys.values.forEach { $0.stop() }
         server.stop()
         feed.stop()
         pruner.stop()
         jobs.stop()
         measurement.stop()
         replicaMonitor?.stop()
-        providerKeys.values.forEach { $0.stop() }
         pool.replicas?.close()
         pool.close()
     }

@@ -13,7 +13,9 @@ import Testing
         writers.remember(1, wroteUpTo: LogSequenceNumber(value: 100), now: start + .seconds(1))  // (an older one)
         #expect(writers.position(of: 1, now: start + .seconds(2)) == LogSequenceNumber(value: 200))
         #expect(writers.position(of: 2, now: start) == nil)
-        #expect(writers.position(of: 1, now: start + .seconds(11)) == nil)
+        // (The older one, made at +1, keeps the entry until +11.)
+        #expect(writers.position(of: 1, now: start + .seconds(11)) == LogSequenceNumber(value: 200))
+        #expect(writers.position(of: 1, now: start + .seconds(12)) == nil)
         // Written again: kept from then on.
         writers.remember(1, wroteUpTo: LogSequenceNumber(value: 300), now: start + .seconds(8))
         writers.remember(2, wroteUpTo: LogSequenceNumber(value: 300), now: start + .seconds(12))
@@ -22,14 +24,19 @@ import Testing
         #expect(writers.count == 1)
     }
 
-    /// A higher position past its time (the `primary` of a failed measurement) does not
-    /// keep a user's next, lower, write from being remembered.
-    @Test func anExpiredHigherPosition_isReplacedByTheNextWrite() {
+    /// A higher position (the `primary` of a failed measurement) holds while in force, and
+    /// then as long as the next write needs; past its time it does not keep a user's next,
+    /// lower, write from being remembered.
+    @Test func aHigherPosition_coversTheNextWrite_andPastItsTime_givesWayToIt() {
         let writers = RecentWriters<Int64>(keep: .seconds(10))
         let start = ContinuousClock.now
         writers.remember(1, wroteUpTo: LogSequenceNumber(value: .max), now: start)
-        writers.remember(1, wroteUpTo: LogSequenceNumber(value: 500), now: start + .seconds(11))
-        #expect(writers.position(of: 1, now: start + .seconds(12)) == LogSequenceNumber(value: 500))
+        writers.remember(1, wroteUpTo: LogSequenceNumber(value: 500), now: start + .seconds(5))
+        #expect(writers.position(of: 1, now: start + .seconds(14)) == LogSequenceNumber(value: .max))
+        #expect(writers.position(of: 1, now: start + .seconds(16)) == nil)
+        writers.remember(2, wroteUpTo: LogSequenceNumber(value: .max), now: start)
+        writers.remember(2, wroteUpTo: LogSequenceNumber(value: 500), now: start + .seconds(11))
+        #expect(writers.position(of: 2, now: start + .seconds(12)) == LogSequenceNumber(value: 500))
     }
 
     @Test func pastItsCapacity_theOldestWritersGoFirst() {

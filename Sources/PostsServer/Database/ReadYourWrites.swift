@@ -14,6 +14,11 @@ import Postgres
 ///   test) would send all its anonymous reads to the primary.
 /// - for a caller read afresh from the primary (a session of a moment ago), where the
 ///   primary's log was just after: what made the session is older than that.
+/// - the changes position a client took (`GET /api/changes` without `since`), for its
+///   caller or, anonymous, its address: the full fetch that follows must find everything
+///   before it. (Unlike an anonymous write, this marks the address: it is one request per
+///   full sync, and a shared address's other anonymous reads go to the primary only for
+///   the memory's while.)
 /// A write's own reads go to the primary (it may read what it wrote before the commit
 /// position is known). Without replicas nothing is measured and the token is `0/0`.
 final class ReadYourWrites: Sendable {

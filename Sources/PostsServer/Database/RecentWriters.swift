@@ -26,10 +26,11 @@ final class RecentWriters<Writer: Hashable & Sendable>: Sendable {
 
     func remember(_ user: Writer, wroteUpTo position: LogSequenceNumber, now: ContinuousClock.Instant = .now) {
         state.withLock { state in
-            // (A later position than this one, still in force: nothing to add. One past its
-            // time, even a higher one — `primary` after a failed measurement — is replaced.)
-            if let known = state.positions[user], known.position >= position, now - known.at <= keep { return }
-            state.positions[user] = (position, now)
+            // One entry a writer: the highest position still in force, kept from this write
+            // on (a higher one made earlier — `primary` after a failed measurement — still
+            // holds, and now for as long as this write needs; one past its time is dropped).
+            let inForce = state.positions[user].flatMap { now - $0.at <= keep ? $0.position : nil }
+            state.positions[user] = (max(inForce ?? position, position), now)
             state.order.append((user, now))
             forget(&state, now: now)
         }

@@ -14,7 +14,8 @@ struct IDToken: Sendable, Equatable {
     }
 
     struct Claims: Sendable, Equatable {
-        let issuer: String
+        /// (Once verified: the configured issuer, whichever documented spelling the token used.)
+        var issuer: String
         let subject: String
         /// `aud`: one string or an array of them.
         let audiences: [String]

@@ -57,10 +57,12 @@ struct IDTokenVerifier: Sendable {
         let fitting = candidates.filter { $0.algorithm == token.header.algorithm }
         guard !fitting.isEmpty else { throw .algorithmNotAllowed(token.header.algorithm) }
         guard fitting.contains(where: { $0.verifies(token.signature, over: token.signingInput) }) else { throw .badSignature }
-        let claims = token.claims
+        var claims = token.claims
         guard claims.issuer == issuer || Self.documentedAliases[issuer]?.contains(claims.issuer) == true else {
             throw .wrongIssuer(claims.issuer)
         }
+        // One identity per (issuer, sub) whichever spelling signed it in.
+        claims.issuer = issuer
         guard claims.audiences.contains(where: clientIDs.contains) else { throw .wrongAudience }
         guard claims.expiresAt > now - Self.leeway else { throw .expired }
         guard claims.issuedAt <= now + Self.leeway else { throw .issuedInTheFuture }

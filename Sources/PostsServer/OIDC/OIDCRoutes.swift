@@ -17,7 +17,7 @@ enum OIDCRoutes {
     }
 
     static func register(on routes: inout RouteTable, keys: [String: ProviderKeys], signIn: ProviderSignIn,
-                         identities: Identities, blockedWords: BlockedWords, clock: ServerClock) {
+                         identities: Identities, clock: ServerClock) {
         routes.post("/api/auth/oidc", access: .open) { request, _ in
             let fields = try RequestFields.decode(SignInFields.self, from: request)
             let name = try required(fields.provider, "provider")
@@ -33,7 +33,6 @@ enum OIDCRoutes {
             if let fullName, fullName.count > ProfilePatch.maxFullName {
                 throw APIError.invalid("full_name must be at most \(ProfilePatch.maxFullName) characters")
             }
-            try blockedWords.check(fullName)
             let token: IDToken
             do {
                 token = try IDToken(parsing: text)

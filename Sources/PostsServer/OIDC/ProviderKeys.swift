@@ -44,12 +44,15 @@ final class ProviderKeys: Sendable {
     }
 
     static let refetchInterval: Duration = .seconds(60)
-    static let retryInterval: Duration = .seconds(5)
+    /// How soon a failed fetch (never loaded, or a stale set) is tried again.
+    private let retryInterval: Duration
 
-    init(provider: OIDCProvider, logger: Logger, freshness: ClosedRange<Duration> = .seconds(60) ... .seconds(86_400)) {
+    init(provider: OIDCProvider, logger: Logger, freshness: ClosedRange<Duration> = .seconds(60) ... .seconds(86_400),
+         retryInterval: Duration = .seconds(5)) {
         self.provider = provider
         self.logger = logger
         self.freshness = freshness
+        self.retryInterval = retryInterval
     }
 
     /// Fetches started so far (tests count them).
@@ -113,7 +116,7 @@ final class ProviderKeys: Sendable {
         while true {
             condition.lock()
             while state.running && !dueNow() {
-                _ = condition.wait(until: Date(timeIntervalSinceNow: 1))
+                _ = condition.wait(until: Date(timeIntervalSinceNow: secondsUntilDue()))
             }
             guard state.running else {
                 condition.unlock()
@@ -150,7 +153,17 @@ final class ProviderKeys: Sendable {
         let now = ContinuousClock.now
         if state.fetchWanted { return true }
         if let freshUntil = state.freshUntil, state.loaded, now < freshUntil { return false }
-        return state.lastAttempt.map { now - $0 >= Self.retryInterval } ?? true
+        return state.lastAttempt.map { now - $0 >= retryInterval } ?? true
+    }
+
+    /// (Under the lock.) How long until `dueNow` turns true by itself (at most a second: a
+    /// request's wish wakes the thread anyway).
+    private func secondsUntilDue() -> Double {
+        let now = ContinuousClock.now
+        var due = state.lastAttempt.map { $0 + retryInterval } ?? now
+        if let freshUntil = state.freshUntil, state.loaded { due = max(due, freshUntil) }
+        let wait = min(max(due - now, .milliseconds(1)), .seconds(1))
+        return Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18
     }
 
     /// The discovery document, then the key set it names.

@@ -22,7 +22,7 @@ struct ProviderSignIn: Sendable {
 
     static func hasEmailWayIn(_ email: String) -> Bool { !email.hasSuffix("@identities.invalid") }
 
-    /// `fullName`: trimmed and checked by the route; names a new user only.
+    /// `fullName`: trimmed and of its length (the route checks); names a new user only.
     func signIn(_ claims: IDToken.Claims, fullName: String?, deviceID: String?) throws -> AuthService.SignIn {
         try pool.withTransaction { connection in
             // First sign-ins of one identity at once (a double tap, a retry) take turns: the
@@ -48,6 +48,10 @@ struct ProviderSignIn: Sendable {
                     VALUES (\(account.userID), \(claims.issuer), \(claims.subject), \(claims.email))
                     """)
                 if account.isNew, let fullName, !fullName.isEmpty {
+                    // The word filter, as for any full name: 422, and the new account is not made.
+                    // (A returning user's name is not used, so not checked: an app that sends
+                    // it again does not lock them out.)
+                    try accounts.blockedWords.check(fullName)
                     try connection.query("UPDATE profiles SET full_name = \(fullName) WHERE user_id = \(account.userID)")
                 }
             }
