@@ -58,7 +58,39 @@ enum FollowAudit {
                WHERE NOT EXISTS (SELECT 1 FROM feed_entries fe WHERE fe.user_id = f.follower_id AND fe.post_id = p.id)
                  AND NOT EXISTS (SELECT 1 FROM feed_large_authors l WHERE l.user_id = f.followee_id)) AS missing
             """).firstRow()
-        return [try row.decode("counters"), try row.decode("stray"), try row.decode("missing")]
+        let found: [Int] = [try row.decode("counters"), try row.decode("stray"), try row.decode("missing")]
+        if found != [0, 0, 0] { Issue.record("audit [counters, stray, missing] = \(found): \(try details(on: connection))") }
+        return found
+    }
+
+    /// The first rows behind a mismatch, for the failure's message (a flake once seen in a
+    /// loaded run could not be told apart without them).
+    private static func details(on connection: PostgresConnection) throws -> String {
+        let counters = try connection.query("""
+            SELECT pr.user_id, pr.posts_count, pr.followers_count, pr.following_count,
+                   (SELECT count(*) FROM posts p WHERE p.user_id = pr.user_id) AS posts,
+                   (SELECT count(*) FROM follows f WHERE f.followee_id = pr.user_id) AS followers,
+                   (SELECT count(*) FROM follows f WHERE f.follower_id = pr.user_id) AS following
+            FROM profiles pr ORDER BY pr.user_id LIMIT 20
+            """).rows.map { row in
+            "user \(try row.decode("user_id", as: Int64.self)): posts_count \(try row.decode("posts_count", as: Int32.self))/"
+                + "\(try row.decode("posts", as: Int64.self)), followers \(try row.decode("followers_count", as: Int32.self))/"
+                + "\(try row.decode("followers", as: Int64.self)), following \(try row.decode("following_count", as: Int32.self))/"
+                + "\(try row.decode("following", as: Int64.self))"
+        }
+        let feed = try connection.query("""
+            SELECT fe.user_id, fe.post_id, fe.author_id, p.user_id AS owner, p.deleted
+            FROM feed_entries fe LEFT JOIN posts p ON p.id = fe.post_id ORDER BY fe.user_id, fe.post_id LIMIT 20
+            """).rows.map { row in
+            "feed \(try row.decode("user_id", as: Int64.self)) ← post \(try row.decode("post_id", as: Int64.self)) by "
+                + "\(try row.decode("author_id", as: Int64.self)) (owner \(String(describing: try row.decode("owner", as: Int64?.self))), "
+                + "deleted \(String(describing: try row.decode("deleted", as: Bool?.self))))"
+        }
+        let posts = try connection.query("SELECT id, user_id, parent_id, deleted FROM posts ORDER BY id LIMIT 20").rows.map { row in
+            "post \(try row.decode("id", as: Int64.self)) by \(try row.decode("user_id", as: Int64.self)) under "
+                + "\(String(describing: try row.decode("parent_id", as: Int64?.self))) deleted \(try row.decode("deleted", as: Bool.self))"
+        }
+        return (counters + feed + posts).joined(separator: "; ")
     }
 }
 
