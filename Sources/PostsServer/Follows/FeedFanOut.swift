@@ -5,14 +5,17 @@ import Postgres
 /// post answers as fast whatever its author's audience (API.md "Feeds at any scale").
 ///
 /// `followersPerBatch` followers a transaction, newest follow first along the followers
-/// index, each transaction short and on its own: the author's profile lock (shared), then
-/// one statement that writes the batch's rows and moves the job's cursor past them. So
+/// index, each transaction short and on its own: the author's profile lock (shared) and the
+/// post's, then one statement that writes the batch's rows and moves the job's cursor past
+/// them. So
 /// - nothing is held between batches: a follow or block of the author waits for one batch
 ///   at most;
 /// - an unfollow cannot interleave with a batch (it holds the author's lock exclusively):
 ///   either the batch sees the follow gone, or the unfollow removes what the batch wrote;
 /// - a follow the walk has passed (made during the fan-out) copied the post itself: the
 ///   post committed before the job ran, and the follow's copy reads after its locks;
+/// - a delete or removal of the post cannot interleave with a batch either (it holds the
+///   post's lock): either the batch sees the post gone, or the delete takes the rows with it;
 /// - a runner that dies mid-job leaves the cursor at its last commit: the next claim goes
 ///   on from there, and a row written twice is one row (`ON CONFLICT DO NOTHING`).
 final class FeedFanOut: JobHandler {
@@ -59,7 +62,13 @@ final class FeedFanOut: JobHandler {
         guard let row = held.first else { return .lost }
         let author: Int64 = try row.decode("author")
         let post: Int64 = try row.decode("post")
-        try connection.query(WriteLocks.profiles([author], .shared).sql)
+        // The author's follows hold still (shared), and so does the post: its delete or a
+        // moderator's removal (which lock it) either went first, and the batch finds it
+        // gone, or waits for the batch and then takes its feed rows with it. (Without the
+        // post's lock a batch committing after the delete's cleanup left stray rows.)
+        var locks = WriteLocks.profiles([author], .shared)
+        locks.add(posts: [post])
+        try connection.query(locks.sql)
         // The cursor as values, not read from the job in the statement: so it bounds the
         // index scan, and a batch reads its own followers only, however far the walk is.
         var batch: SQLQuery = "SELECT f.follower_id, f.created_at FROM follows f WHERE f.followee_id = \(author)"
