@@ -98,18 +98,37 @@ private extension APIClient {
     }
 }
 
-/// The cache's memory is bounded whatever the number of callers.
+/// The cache's memory is bounded whatever the number of callers, and filling it forgets
+/// the callers least recently seen, not everyone at once.
 @Suite struct CallerCacheCapacityTests {
-    @Test func pastItsCapacity_theCacheStartsOver() {
-        let cache = CallerCache(capacity: 2)
-        let entry = { (id: Int64) in CallerCache.Entry(caller: Caller(userID: id, tokenID: nil), relationsVersion: 0) }
-        cache.remember(entry(1), as: "one")
-        cache.remember(entry(2), as: "two")
+    private static func entry(_ id: Int64) -> CallerCache.Entry {
+        CallerCache.Entry(caller: Caller(userID: id, tokenID: nil), relationsVersion: 0)
+    }
+
+    @Test func pastItsCapacity_theOldestGenerationGoes_andARecentCallerStays() {
+        let cache = CallerCache(capacity: 4)
+        cache.remember(Self.entry(1), as: "one")
+        cache.remember(Self.entry(2), as: "two")
+        // A third ages the first two; "one" is seen again, so it is young again.
+        cache.remember(Self.entry(3), as: "three")
         #expect(cache.entry("one")?.caller.userID == 1)
-        cache.remember(entry(3), as: "three")
-        #expect(cache.entry("one") == nil && cache.entry("two") == nil)
-        #expect(cache.entry("three")?.caller.userID == 3)
-        cache.forget("three")
-        #expect(cache.entry("three") == nil)
+        // A fourth ages "three" and "one": "two", unseen since, goes with the old generation.
+        cache.remember(Self.entry(4), as: "four")
+        cache.remember(Self.entry(5), as: "five")
+        #expect(cache.entry("two") == nil)
+        #expect(cache.entry("five")?.caller.userID == 5)
+        #expect(cache.entry("one")?.caller.userID == 1)
+        #expect(cache.count <= 4)
+        cache.forget("five")
+        #expect(cache.entry("five") == nil)
+    }
+
+    @Test func manyCallers_neverHoldMoreThanTheCapacity() {
+        let cache = CallerCache(capacity: 100)
+        for id in 0..<1_000 {
+            cache.remember(Self.entry(Int64(id)), as: "caller \(id)")
+            #expect(cache.count <= 100)
+        }
+        #expect(cache.entry("caller 999")?.caller.userID == 999)
     }
 }

@@ -26,26 +26,56 @@ final class CallerCache: Sendable {
         var email: String?
     }
 
-    private let entries = ParkingLock([String: Entry]())
-    /// Beyond it the cache starts over: bounded memory whatever the number of callers.
+    /// Two generations: lookups fill `young`; when it holds `capacity / 2` entries it
+    /// becomes `old` (the previous old is dropped) and a new young one starts. A caller
+    /// found in `old` moves back to `young`. So memory stays bounded and a busy caller is
+    /// never forgotten all at once with everyone else (emptying one full map made every
+    /// caller of a loaded instance look itself up again in the same moment).
+    private struct Generations {
+        var young: [String: Entry] = [:]
+        var old: [String: Entry] = [:]
+    }
+
+    private let generations = ParkingLock(Generations())
+    /// At most this many entries in both generations together.
     private let capacity: Int
 
     init(capacity: Int = 20_000) {
-        self.capacity = capacity
+        self.capacity = max(2, capacity)
     }
 
     func entry(_ key: String) -> Entry? {
-        entries.withLock { $0[key] }
+        generations.withLock { generations in
+            if let entry = generations.young[key] { return entry }
+            guard let entry = generations.old.removeValue(forKey: key) else { return nil }
+            Self.add(entry, as: key, to: &generations, capacity: capacity)
+            return entry
+        }
     }
 
     func remember(_ entry: Entry, as key: String) {
-        entries.withLock { entries in
-            if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
-            entries[key] = entry
+        generations.withLock { generations in
+            generations.old[key] = nil
+            Self.add(entry, as: key, to: &generations, capacity: capacity)
         }
     }
 
     func forget(_ key: String) {
-        _ = entries.withLock { $0.removeValue(forKey: key) }
+        generations.withLock { generations in
+            generations.young[key] = nil
+            generations.old[key] = nil
+        }
+    }
+
+    /// How many callers it holds now (both generations).
+    var count: Int { generations.withLock { $0.young.count + $0.old.count } }
+
+    private static func add(_ entry: Entry, as key: String, to generations: inout Generations, capacity: Int) {
+        if generations.young[key] == nil && generations.young.count >= capacity / 2 {
+            generations.old = generations.young
+            generations.young = [:]
+            generations.young.reserveCapacity(capacity / 2)
+        }
+        generations.young[key] = entry
     }
 }
