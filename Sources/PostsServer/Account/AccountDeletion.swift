@@ -44,7 +44,7 @@ struct AccountDeletion: Sendable {
             try AccountWithdrawal.likesAndComments(of: userID, except: gone, effects: effects, on: connection)
             let buried = try Self.bury(kept, by: userID, effects: effects, on: connection)
             let removed = try removeSubtrees(of: gone, posts: posts, by: userID, on: connection)
-            let avatar = purgedLater ? try AccountPurge.begin(userID, jobs: effects.jobs, on: connection)
+            let avatar = purgedLater ? try AccountPurge.begin(userID, effects: effects, on: connection)
                                      : try Self.removeUser(userID, effects: effects, on: connection)
             try images.drop(buried + removed + [avatar], on: connection)
         }
@@ -167,7 +167,8 @@ struct AccountDeletion: Sendable {
     /// Its follows both ways with the other sides' counters (the caller holds their
     /// locks: at most `WriteLocks.maxProfiles` of them), its profile's deletion, then the
     /// user row (its profile, tokens, keys, likes and comments go with it by cascade), its
-    /// codes and messages; its avatar.
+    /// codes and messages; its avatar. (A purged account's profile went at its deletion,
+    /// with its `profile.deleted`: none is recorded twice.)
     static func removeUser(_ userID: Int64, effects: EventEffects, on connection: PostgresConnection) throws -> String? {
         try effects.run("""
             WITH \(FollowEdges.removal(where: "f.follower_id = \(userID) OR f.followee_id = \(userID)")),
@@ -176,7 +177,7 @@ struct AccountDeletion: Sendable {
             SELECT count(*) AS removed FROM gone
             """, on: connection)
         let row = try effects.run("""
-            WITH \(EventTable.profileDeleted.cte(["seq": "1", "user_id": "\(userID)"], "")),
+            WITH \(EventTable.profileDeleted.cte(["seq": "1", "user_id": "pr.user_id"], "FROM profiles pr WHERE pr.user_id = \(userID)")),
             \(effects.ctes(for: [.profileDeleted])),
             gone AS (DELETE FROM users WHERE id = \(userID) RETURNING email),
             codes AS (DELETE FROM login_codes WHERE email = (SELECT email FROM gone)),

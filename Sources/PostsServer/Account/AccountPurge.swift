@@ -7,14 +7,14 @@ import Postgres
 ///
 /// `DELETE /api/me` then does in its transaction what does not depend on the audience (the
 /// account's posts, likes and comments, as for anyone), and `begin` signs the account out
-/// everywhere, frees its email, empties its profile, hides it as a suspension hides a user
-/// (on every surface, by the one policy) and queues an `account.purge` job. The job removes
-/// its follows `partnersPerBatch` partners a transaction, each batch with its partners'
-/// profile locks and their `follow.changed` events and counters, as an unfollow does;
-/// then, holding the account's own lock and finding no follow left, deletes the user
-/// (`profile.deleted`).
-/// Until then (the seconds the job takes) the partners' counters still count it, and its
-/// emptied profile answers `GET /api/profiles/<id>` as a suspended user's does.
+/// everywhere, frees its email, deletes its profile (`profile.deleted`: from the `200` on
+/// nothing of the account is readable, its profile and its follow pages are 404, and it is
+/// in no list, since every one of them joins the profile) and queues an `account.purge`
+/// job. The job removes its follows `partnersPerBatch` partners a transaction, each batch
+/// with its partners' profile locks and their `follow.changed` events and counters, as an
+/// unfollow does; then, holding the account's own lock and finding no follow left, deletes
+/// the user row. Until then (the seconds the job takes) the partners' counters still
+/// count it.
 final class AccountPurge: JobHandler {
     /// One batch's partners: each one lock, under the cap that would lock every profile.
     static let partnersPerBatch = WriteLocks.maxProfiles - 1
@@ -32,28 +32,27 @@ final class AccountPurge: JobHandler {
     }
 
     /// In the deletion's transaction, after the account's content went: the account signed
-    /// out, its email, codes, mail and devices gone, hidden; the purge queued. Returns the
-    /// avatar to drop (no longer named by the profile).
-    static func begin(_ userID: Int64, jobs: JobScheduler, on connection: PostgresConnection) throws -> String? {
-        let row = try connection.query("""
+    /// out, its email, codes, mail and devices gone, its profile deleted (`profile.deleted`);
+    /// the purge queued. Returns the avatar to drop.
+    static func begin(_ userID: Int64, effects: EventEffects, on connection: PostgresConnection) throws -> String? {
+        let row = try effects.run("""
             WITH old AS (SELECT email FROM users WHERE id = \(userID)),
             renamed AS (
                 UPDATE users SET email = 'deleted-' || id || '@purging.invalid', suspended_at = coalesce(suspended_at, now())
                 WHERE id = \(userID)
-            ), hidden AS (
-                UPDATE profiles pr SET suspended = true, avatar_url = NULL, full_name = '', bio = ''
-                FROM (SELECT avatar_url FROM profiles WHERE user_id = \(userID)) a WHERE pr.user_id = \(userID)
-                RETURNING a.avatar_url
-            ), signed_out AS (DELETE FROM tokens WHERE user_id = \(userID)),
+            ), profile AS (DELETE FROM profiles WHERE user_id = \(userID) RETURNING user_id, avatar_url),
+            \(EventTable.profileDeleted.cte(["seq": "1", "user_id": "profile.user_id"], "FROM profile")),
+            \(effects.ctes(for: [.profileDeleted])),
+            signed_out AS (DELETE FROM tokens WHERE user_id = \(userID)),
             devices AS (DELETE FROM push_tokens WHERE user_id = \(userID)),
             codes AS (DELETE FROM login_codes WHERE email = (SELECT email FROM old)),
             mail AS (DELETE FROM outbox WHERE recipient = (SELECT email FROM old)),
             queued AS (
                 INSERT INTO jobs (kind, payload) VALUES (\(JobKind.accountPurge.name), json_build_object('user_id', \(userID)))
             )
-            SELECT (SELECT avatar_url FROM hidden) AS avatar_url
-            """).firstRow()
-        connection.onCommit(jobs.wake)
+            SELECT (SELECT avatar_url FROM profile) AS avatar_url
+            """, on: connection).firstRow()
+        connection.onCommit(effects.jobs.wake)
         return try row.decode("avatar_url")
     }
 
