@@ -13,7 +13,8 @@ import TestSupport
         defer { provider.stop() }
         let server = try ClientTestServer.start {
             $0.authMode = .token
-            $0.oidcProviders = [OIDCProvider(name: "apple", issuer: provider.issuer, clientIDs: ["com.example.app"])]
+            // Apple's issuer links by email by default; this loopback one stands in for it, so it is marked.
+            $0.oidcProviders = [OIDCProvider(name: "apple", issuer: provider.issuer, clientIDs: ["com.example.app"], linksByEmail: true)]
         }
         defer { server.stop() }
         let client = server.client()

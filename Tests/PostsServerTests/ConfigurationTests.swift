@@ -159,6 +159,37 @@ import Testing
         }
     }
 
+    /// Apple's and Google's verified emails join accounts; another provider's only when its
+    /// name carries +email, which is no part of the name it is known by.
+    @Test func oidcProviders_linkByEmail_forAppleGoogleAndThoseMarked() throws {
+        let providers = try Configuration.fromEnvironment([
+            "OIDC_PROVIDERS": "apple=https://appleid.apple.com|app,google=https://accounts.google.com|app,"
+                + "corp+email=https://id.corp.example|app|web,other=https://id.other.example|app",
+        ]).oidcProviders
+        #expect(providers.map(\.name) == ["apple", "google", "corp", "other"])
+        #expect(providers.map(\.linksByEmail) == [true, true, true, false])
+        #expect(providers[2] == OIDCProvider(name: "corp", issuer: "https://id.corp.example", clientIDs: ["app", "web"],
+                                             linksByEmail: true))
+        let invalid = "OIDC_PROVIDERS entries are name[+email]=issuer|client_id[|client_id…] with an https issuer, not"
+        let mark = "OIDC_PROVIDERS: the only mark after a name is +email (the provider's verified emails link accounts), not"
+        let misplaced = "OIDC_PROVIDERS: +email goes after the name"
+        for (bad, message) in [
+            ("+email=https://x.example|app", "\(invalid) \"+email=https://x.example|app\""),
+            ("corp+=https://x.example|app", "\(mark) \"corp+\""),
+            ("corp+mail=https://x.example|app", "\(mark) \"corp+mail\""),
+            ("corp+EMAIL=https://x.example|app", "\(mark) \"corp+EMAIL\""),
+            ("corp+email+email=https://x.example|app", "\(mark) \"corp+email+email\""),
+            ("corp+trust+email=https://x.example|app", "\(mark) \"corp+trust+email\""),
+            ("corp=https://x.example|app+email", "\(misplaced) (corp+email=…), in \"corp=https://x.example|app+email\""),
+            ("corp=https://x.example|+email", "\(misplaced) (corp+email=…), in \"corp=https://x.example|+email\""),
+            ("corp=https://x.example+email|app", "\(misplaced) (corp+email=…), in \"corp=https://x.example+email|app\""),
+            ("corp+email=https://x.example|app,corp=https://y.example|app", "OIDC_PROVIDERS names corp twice"),
+        ] {
+            let error = #expect(throws: Configuration.Invalid.self, "\(bad)") { try Configuration.fromEnvironment(["OIDC_PROVIDERS": bad]) }
+            #expect(error?.description == message)
+        }
+    }
+
     @Test func eventLoop_takesThePlatformsPollersAndNamesThemWhenWrong() throws {
         for kind in PollerKind.available {
             #expect(try Configuration.fromEnvironment(["EVENT_LOOP": kind.rawValue]).eventLoop == kind)

@@ -10,11 +10,14 @@ import TestSupport
 @Suite struct OIDCSignInTests {
     static let clientID = "com.example.app"
 
-    static func start(_ provider: TestOpenIDProvider, blockedWordsFile: String? = nil) throws -> Application {
+    /// `linksByEmail`: the provider marked `local+email` (a loopback issuer is neither
+    /// Apple's nor Google's, so by default its verified emails join no account).
+    static func start(_ provider: TestOpenIDProvider, blockedWordsFile: String? = nil, linksByEmail: Bool = false) throws -> Application {
         try TestApplication.start { configuration in
             configuration.authMode = .token
             configuration.blockedWordsFile = blockedWordsFile
-            configuration.oidcProviders = [OIDCProvider(name: "local", issuer: provider.issuer, clientIDs: [clientID])]
+            configuration.oidcProviders = [OIDCProvider(name: "local", issuer: provider.issuer, clientIDs: [clientID],
+                                                        linksByEmail: linksByEmail)]
         }
     }
 
@@ -26,6 +29,17 @@ import TestSupport
         return claims
     }
 
+    static func count(_ table: String, in app: Application) throws -> Int64 {
+        try app.pool.withConnection {
+            try $0.query("SELECT count(*)::int8 AS n FROM \(unsafeSQL: table)").firstRow().decode("n", as: Int64.self)
+        }
+    }
+
+    static func userID(_ email: String, in app: Application) throws -> Int? {
+        try app.pool.withConnection { try $0.query("SELECT id FROM users WHERE email = \(email)").first?.decode("id", as: Int64.self) }
+            .map(Int.init)
+    }
+
     static func signIn(_ client: APIClient, _ token: String, nonce: String? = nil) throws -> RawHTTPClient.Response {
         try client.send("POST", "/api/auth/oidc", json: ["provider": "local", "id_token": token, "nonce": nonce])
     }
@@ -33,7 +47,7 @@ import TestSupport
     @Test func aFirstSignInCreatesTheUser_andTheNextFindsThem() throws {
         let provider = try TestOpenIDProvider()
         defer { provider.stop() }
-        let app = try Self.start(provider)
+        let app = try Self.start(provider, linksByEmail: true)
         defer { app.stop() }
         let client = try APIClient(port: app.server.port)
         let first = try Self.signIn(client, provider.keys.token(Self.claims(provider, ["email": "new@example.com"])))
@@ -61,7 +75,7 @@ import TestSupport
     @Test func aVerifiedEmailJoinsItsAccount_anUnverifiedOneDoesNot() throws {
         let provider = try TestOpenIDProvider()
         defer { provider.stop() }
-        let app = try Self.start(provider)
+        let app = try Self.start(provider, linksByEmail: true)
         defer { app.stop() }
         let client = try APIClient(port: app.server.port)
         _ = try AuthTests.signIn("ash@example.com", in: app, client: client)
@@ -81,6 +95,55 @@ import TestSupport
         let own = try client.get("/api/me/identities", headers: ["Authorization": "Bearer \(joinedToken)"]).json["identities"] as? [[String: Any]]
         let ownID = try #require(own?.first?["id"] as? Int)
         #expect(try client.send("DELETE", "/api/me/identities/\(ownID)", headers: ["Authorization": "Bearer \(joinedToken)"]).status == 200)
+    }
+
+    /// A provider not trusted with emails (neither Apple's, Google's nor marked +email): its
+    /// verified email does not take the account that has it (409: sign in as before, then
+    /// link), nor does it become a new account's email (whose owner's email-code sign-in
+    /// would land in the provider account's).
+    @Test func anUntrustedProvidersVerifiedEmail_joinsNoAccount() throws {
+        let provider = try TestOpenIDProvider()
+        defer { provider.stop() }
+        let app = try Self.start(provider)
+        defer { app.stop() }
+        let client = try APIClient(port: app.server.port)
+        _ = try AuthTests.signIn("ash@example.com", in: app, client: client)
+        let users = try Self.count("users", in: app)
+        let refused = try Self.signIn(client, provider.keys.token(Self.claims(provider, ["email": "Ash@Example.com"])))
+        #expect(refused.status == 409 && (refused.json["message"] as? String)?.contains("sign in to it as before") == true,
+                "\(refused.text)")
+        #expect(try Self.count("users", in: app) == users && Self.count("identities", in: app) == 0)
+
+        let fresh = try Self.signIn(client, provider.keys.token(Self.claims(provider, ["sub": "fresh", "email": "new@example.com"])))
+        #expect(fresh.status == 200 && fresh.json["is_new_user"] as? Bool == true, "\(fresh.text)")
+        #expect((fresh.json["email"] as? String)?.hasSuffix("@identities.invalid") == true, "\(fresh.text)")
+        _ = try AuthTests.signIn("new@example.com", in: app, client: client)
+        #expect(try Self.userID("new@example.com", in: app) != fresh.json["user_id"] as? Int)
+    }
+
+    /// Marked +email, the same provider's verified email joins the account that has it; a
+    /// placeholder address in a token joins nothing (it is another identity's account).
+    @Test func aProviderMarkedPlusEmail_joinsByVerifiedEmail_butNeverAPlaceholder() throws {
+        let provider = try TestOpenIDProvider()
+        defer { provider.stop() }
+        let marked = try Configuration.fromEnvironment(["OIDC_PROVIDERS": "local+email=\(provider.issuer)|\(Self.clientID)"])
+        let app = try TestApplication.start { configuration in
+            configuration.authMode = .token
+            configuration.oidcProviders = marked.oidcProviders
+        }
+        defer { app.stop() }
+        let client = try APIClient(port: app.server.port)
+        _ = try AuthTests.signIn("ash@example.com", in: app, client: client)
+        let joined = try Self.signIn(client, provider.keys.token(Self.claims(provider, ["sub": "joiner"])))
+        #expect(joined.status == 200 && joined.json["is_new_user"] as? Bool == false
+                && joined.json["email"] as? String == "ash@example.com", "\(joined.text)")
+
+        let apart = try Self.signIn(client, provider.keys.token(Self.claims(provider, ["sub": "apart", "email_verified": false])))
+        let placeholder = try #require(apart.json["email"] as? String)
+        #expect(placeholder.hasSuffix("@identities.invalid"))
+        let squatter = try Self.signIn(client, provider.keys.token(Self.claims(provider, ["sub": "squatter", "email": placeholder])))
+        #expect(squatter.status == 200 && squatter.json["is_new_user"] as? Bool == true, "\(squatter.text)")
+        #expect(squatter.json["user_id"] as? Int != apart.json["user_id"] as? Int)
     }
 
     /// The name an app sends with a first sign-in is a full name like any other: the word

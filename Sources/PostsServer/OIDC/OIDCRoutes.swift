@@ -49,7 +49,7 @@ enum OIDCRoutes {
             } catch {
                 throw APIError.unauthenticated("\(error)")
             }
-            return try signIn.signIn(claims, fullName: fullName, deviceID: fields.deviceID).answer
+            return try signIn.signIn(claims, from: store.provider, fullName: fullName, deviceID: fields.deviceID).answer
         }
 
         routes.get("/api/me/identities", access: .required) { _, context in

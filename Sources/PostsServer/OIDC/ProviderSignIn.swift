@@ -4,9 +4,11 @@ import Postgres
 
 /// Sign-in with a provider's ID token (API.md "Sign in with Apple, Google or any OpenID
 /// Connect provider"): the identity (issuer, `sub`) names the user; a first sign-in joins
-/// the account of the token's email only when the provider verified that email, else it
-/// makes a new user. An unverified email is never an account's email: whoever wrote it
-/// into a provider account could otherwise take the address's email-code account.
+/// the account of the token's email only when the provider verified that email and is
+/// trusted to (`OIDCProvider.linksByEmail`), else it makes a new user. An email not so
+/// vouched for is never an account's email: whoever wrote it into a provider account
+/// could otherwise take the address's email-code account, or have its owner's email-code
+/// sign-in land in theirs.
 struct ProviderSignIn: Sendable {
     let pool: ConnectionPool
     let accounts: Accounts
@@ -23,7 +25,7 @@ struct ProviderSignIn: Sendable {
     static func hasEmailWayIn(_ email: String) -> Bool { !email.hasSuffix("@identities.invalid") }
 
     /// `fullName`: trimmed and of its length (the route checks); names a new user only.
-    func signIn(_ claims: IDToken.Claims, fullName: String?, deviceID: String?) throws -> AuthService.SignIn {
+    func signIn(_ claims: IDToken.Claims, from provider: OIDCProvider, fullName: String?, deviceID: String?) throws -> AuthService.SignIn {
         try pool.withTransaction { connection in
             // First sign-ins of one identity at once (a double tap, a retry) take turns: the
             // second finds the identity the first made instead of failing on its key.
@@ -39,8 +41,7 @@ struct ProviderSignIn: Sendable {
                 account = Accounts.Account(userID: try row.decode("id"), isNew: false)
                 email = try row.decode("email")
             } else {
-                let verified = claims.emailVerified ? claims.email.flatMap { try? EmailAddress($0) } : nil
-                let address = try verified ?? EmailAddress(Self.placeholderEmail(issuer: claims.issuer, subject: claims.subject))
+                let address = try accountEmail(claims, from: provider, on: connection)
                 account = try accounts.findOrCreate(address, on: connection)
                 email = address.value
                 try connection.query("""
@@ -59,5 +60,32 @@ struct ProviderSignIn: Sendable {
             let token = try tokens.issue(userID: account.userID, deviceID: deviceID, on: connection)
             return AuthService.SignIn(userID: account.userID, email: try EmailAddress(email), isNewUser: account.isNew, token: token)
         }
+    }
+
+    /// The email a first sign-in's account is found or made by: the token's when its
+    /// provider verified it and is trusted to, else a placeholder of the identity's own.
+    ///
+    /// An untrusted provider's verified email that is an account's already is refused (409:
+    /// sign in as before, then with the provider to link it) rather than given a second
+    /// account beside it. Mastodon since 4.2.6 (GHSA-vm39-j3vx-pch3) no longer attaches a
+    /// provider identity to an existing user by email and sends the sign-in back to log
+    /// in; GitHub asks the owner of a matching account to sign in to it and connect the
+    /// provider from there. A second account would split the person in two and hold the
+    /// identity, so that the link they want would then be refused. The 409 says an account
+    /// exists only to whom the provider vouches the address belongs.
+    private func accountEmail(_ claims: IDToken.Claims, from provider: OIDCProvider,
+                              on connection: PostgresConnection) throws -> EmailAddress {
+        let placeholder = try EmailAddress(Self.placeholderEmail(issuer: claims.issuer, subject: claims.subject))
+        // (A placeholder is never taken from a token: it would join that identity's account.)
+        guard claims.emailVerified, let verified = claims.email.flatMap({ try? EmailAddress($0) }),
+              Self.hasEmailWayIn(verified.value) else { return placeholder }
+        if provider.linksByEmail { return verified }
+        if try connection.query("SELECT 1 FROM users WHERE email = \(verified.value)").first != nil {
+            throw APIError.conflict("""
+                this email belongs to an account already: sign in to it as before, then sign in with \(provider.name) \
+                while signed in to link it
+                """)
+        }
+        return placeholder
     }
 }
