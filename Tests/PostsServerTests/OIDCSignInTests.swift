@@ -40,8 +40,10 @@ import TestSupport
             .map(Int.init)
     }
 
-    static func signIn(_ client: APIClient, _ token: String, nonce: String? = nil) throws -> RawHTTPClient.Response {
-        try client.send("POST", "/api/auth/oidc", json: ["provider": "local", "id_token": token, "nonce": nonce])
+    /// `bearer`: signed in as that account's token (a link).
+    static func signIn(_ client: APIClient, _ token: String, nonce: String? = nil, bearer: String? = nil) throws -> RawHTTPClient.Response {
+        try client.send("POST", "/api/auth/oidc", json: ["provider": "local", "id_token": token, "nonce": nonce],
+                        headers: bearer.map { ["Authorization": "Bearer \($0)"] } ?? [:])
     }
 
     @Test func aFirstSignInCreatesTheUser_andTheNextFindsThem() throws {
@@ -119,6 +121,34 @@ import TestSupport
         #expect((fresh.json["email"] as? String)?.hasSuffix("@identities.invalid") == true, "\(fresh.text)")
         _ = try AuthTests.signIn("new@example.com", in: app, client: client)
         #expect(try Self.userID("new@example.com", in: app) != fresh.json["user_id"] as? Int)
+    }
+
+    /// Signed in (a bearer token), a provider's sign-in links its identity to the caller's
+    /// account whatever its email says; from then on it signs in to that account. Another
+    /// user's identity is 409, a dead token 401.
+    @Test func aSignedInCallersProviderSignIn_linksTheIdentityToTheirAccount() throws {
+        let provider = try TestOpenIDProvider()
+        defer { provider.stop() }
+        let app = try Self.start(provider)
+        defer { app.stop() }
+        let client = try APIClient(port: app.server.port)
+        let ash = try AuthTests.signIn("ash@example.com", in: app, client: client)
+        let ashID = try #require(try Self.userID("ash@example.com", in: app))
+        let claims = Self.claims(provider, ["sub": "ash-at-corp", "email": "ash@corp.example"])
+        let linked = try Self.signIn(client, provider.keys.token(claims), bearer: ash)
+        #expect(linked.status == 200 && linked.json["user_id"] as? Int == ashID && linked.json["is_new_user"] as? Bool == false
+                && linked.json["email"] as? String == "ash@example.com", "\(linked.text)")
+        #expect(try Self.signIn(client, provider.keys.token(claims), bearer: ash).json["user_id"] as? Int == ashID)
+        let identities = try client.get("/api/me/identities", headers: ["Authorization": "Bearer \(ash)"]).json["identities"]
+        #expect((identities as? [[String: Any]])?.map { $0["email"] as? String } == ["ash@corp.example"])
+        #expect(try Self.signIn(client, provider.keys.token(claims)).json["user_id"] as? Int == ashID)
+
+        let other = try Self.signIn(client, provider.keys.token(Self.claims(provider, ["sub": "other", "email": "o@corp.example"])))
+        #expect(other.status == 200 && other.json["user_id"] as? Int != ashID)
+        let taken = try Self.signIn(client, provider.keys.token(Self.claims(provider, ["sub": "other"])), bearer: ash)
+        #expect(taken.status == 409 && (taken.json["message"] as? String)?.contains("another user") == true, "\(taken.text)")
+        #expect(try Self.signIn(client, provider.keys.token(Self.claims(provider, ["sub": "late"])), bearer: "dead").status == 401)
+        #expect(try Self.count("identities", in: app) == 2)
     }
 
     /// Marked +email, the same provider's verified email joins the account that has it; a

@@ -1,7 +1,8 @@
 import Foundation
 import HTTP
 
-/// `POST /api/auth/oidc`, `GET /api/me/identities`, `DELETE /api/me/identities/<id>`.
+/// `POST /api/auth/oidc` (a sign-in, or with a caller a link), `GET /api/me/identities`,
+/// `DELETE /api/me/identities/<id>`.
 enum OIDCRoutes {
     private struct SignInFields: Decodable {
         let provider: String?
@@ -18,7 +19,9 @@ enum OIDCRoutes {
 
     static func register(on routes: inout RouteTable, keys: [String: ProviderKeys], signIn: ProviderSignIn,
                          identities: Identities, clock: ServerClock) {
-        routes.post("/api/auth/oidc", access: .open) { request, _ in
+        // A caller (a bearer token) links the identity to their account: the way to add a
+        // provider to an account whose email the provider may not join by.
+        routes.post("/api/auth/oidc", access: .optional) { request, context in
             let fields = try RequestFields.decode(SignInFields.self, from: request)
             let name = try required(fields.provider, "provider")
             guard let store = keys[name] else {
@@ -49,7 +52,8 @@ enum OIDCRoutes {
             } catch {
                 throw APIError.unauthenticated("\(error)")
             }
-            return try signIn.signIn(claims, from: store.provider, fullName: fullName, deviceID: fields.deviceID).answer
+            return try signIn.signIn(claims, from: store.provider, linkingTo: context.caller, fullName: fullName,
+                                     deviceID: fields.deviceID).answer
         }
 
         routes.get("/api/me/identities", access: .required) { _, context in

@@ -8,7 +8,7 @@ import Postgres
 /// trusted to (`OIDCProvider.linksByEmail`), else it makes a new user. An email not so
 /// vouched for is never an account's email: whoever wrote it into a provider account
 /// could otherwise take the address's email-code account, or have its owner's email-code
-/// sign-in land in theirs.
+/// sign-in land in theirs. A signed-in caller links the identity to their own account.
 struct ProviderSignIn: Sendable {
     let pool: ConnectionPool
     let accounts: Accounts
@@ -25,7 +25,10 @@ struct ProviderSignIn: Sendable {
     static func hasEmailWayIn(_ email: String) -> Bool { !email.hasSuffix("@identities.invalid") }
 
     /// `fullName`: trimmed and of its length (the route checks); names a new user only.
-    func signIn(_ claims: IDToken.Claims, from provider: OIDCProvider, fullName: String?, deviceID: String?) throws -> AuthService.SignIn {
+    /// `caller`: who signs in with the provider while signed in; the identity is linked to
+    /// their account (409 if it is another's), as Mastodon links a signed-in user's.
+    func signIn(_ claims: IDToken.Claims, from provider: OIDCProvider, linkingTo caller: Caller?, fullName: String?,
+                deviceID: String?) throws -> AuthService.SignIn {
         try pool.withTransaction { connection in
             // First sign-ins of one identity at once (a double tap, a retry) take turns: the
             // second finds the identity the first made instead of failing on its key.
@@ -40,10 +43,18 @@ struct ProviderSignIn: Sendable {
                 """).first {
                 account = Accounts.Account(userID: try row.decode("id"), isNew: false)
                 email = try row.decode("email")
+                if let caller, caller.userID != account.userID {
+                    throw APIError.conflict("this \(provider.name) account signs in to another user: unlink it there first")
+                }
             } else {
-                let address = try accountEmail(claims, from: provider, on: connection)
-                account = try accounts.findOrCreate(address, on: connection)
-                email = address.value
+                if let caller {
+                    account = Accounts.Account(userID: caller.userID, isNew: false)
+                    email = try connection.query("SELECT email FROM users WHERE id = \(caller.userID)").firstRow().decode("email")
+                } else {
+                    let address = try accountEmail(claims, from: provider, on: connection)
+                    account = try accounts.findOrCreate(address, on: connection)
+                    email = address.value
+                }
                 try connection.query("""
                     INSERT INTO identities (user_id, issuer, subject, email)
                     VALUES (\(account.userID), \(claims.issuer), \(claims.subject), \(claims.email))
