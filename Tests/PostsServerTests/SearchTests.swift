@@ -219,9 +219,17 @@ import TestSupport
         let ash = try APIClient.user("ash@example.com", on: app)
         for path in ["/api/search", "/api/search?q=", "/api/search?q=%20%20%09",
                      "/api/search?q=\(String(repeating: "a", count: 257))", "/api/search?q=x&type=users",
-                     "/api/search?q=x&sort=best", "/api/search?q=x&limit=0", "/api/search?q=x&limit=101",
+                     "/api/search?q=x&sort=best", "/api/search?q=x&type=people&sort=sideways",
+                     "/api/search?q=x&type=tags&sort=best", "/api/search?q=x&limit=0", "/api/search?q=x&limit=101",
                      "/api/search?q=x&cursor=nope", "/api/search?q=x&type=people&cursor=AAAA"] {
             #expect(try ash.get(path).status == 400, "\(path)")
+        }
+        // A sort outside relevance|recent is refused whatever the type, in the error envelope;
+        // people and tags take either (they have one order of their own).
+        for type in ["posts", "people", "tags"] {
+            let refused = try ash.get("/api/search?q=x&type=\(type)&sort=sideways")
+            #expect(refused.json["status"] as? String == "error" && refused.json["error"] as? String == "bad_request", "\(type)")
+            #expect(try ash.get("/api/search?q=x&type=\(type)&sort=recent").status == 200, "\(type)")
         }
         #expect(try Self.search(ash, String(repeating: "é", count: 256)).status == 200)
         #expect(try Self.search(ash, String(repeating: "é", count: 257)).status == 400)

@@ -8,10 +8,12 @@ enum SearchRoutes {
             let text = try SearchService.validQuery(request.query["q"])
             let page = try PageRequest<NoCursor>(request.query)
             let cursor = request.query["cursor"]
+            // Read whatever the type: people and tags have one order of their own, but a
+            // sort no type knows is a malformed request all the same (API.md).
+            let sort = try sortOrder(request.query["sort"])
             var answer = JSONObject.success()
             switch request.query["type"] ?? "posts" {
             case "posts":
-                let sort = try sortOrder(request.query["sort"])
                 let found = try search.posts(text, sort: sort, limit: page.limit, cursor: cursor, caller: context.caller)
                 answer.addRaw("posts", found.json)
                 answer.add("next_cursor", found.nextCursor)
