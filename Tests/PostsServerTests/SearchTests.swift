@@ -72,11 +72,31 @@ import TestSupport
         #expect(try Self.found(ash, "\"quick brown\"") == [quick])
         #expect(try Self.found(ash, "brown -fox") == [brown])
         #expect(Set(try Self.found(ash, "fox or cat")) == [quick, cat])
+        #expect(try Self.found(ash, "\"quick brown fox\"") == [quick])
         // Operators alone are an empty search, never an error.
         for operators in ["-", "\"", "or", "-\"\"", "- or -", "\"\" or \"\"", "!", "&|()", ":*", "'"] {
             let (status, json) = try Self.search(ash, operators)
             #expect(status == 200, "\(operators): \(json)")
         }
+    }
+
+    /// A phrase is found within a field, never across two: the title's last word and the
+    /// summary's first (or the summary's last and the body's first) are not neighbours.
+    @Test func aPhrase_neverSpansTwoFields() throws {
+        let app = try TestApplication.start()
+        defer { app.stop() }
+        let ash = try APIClient.user("ash@example.com", on: app)
+        let across = try ash.createPost("The quick", extra: ["summary": "brown fox", "body": "jumps over"]).id
+        let within = try ash.createPost("A quick brown dog", extra: ["summary": "a fox", "body": "b"]).id
+        #expect(try Self.found(ash, "\"quick brown\"") == [within])
+        #expect(try Self.found(ash, "\"fox jumps\"").isEmpty)
+        #expect(try Self.found(ash, "\"quick brown fox\"").isEmpty)
+        // Phrases inside the summary and the body, past the gaps, are found as before.
+        #expect(try Self.found(ash, "\"brown fox\"") == [across])
+        #expect(try Self.found(ash, "\"jumps over\"") == [across])
+        // Words, not phrases, still match in any field.
+        #expect(Set(try Self.found(ash, "quick fox")) == [across, within])
+        #expect(try Self.found(ash, "quick jumps") == [across])
     }
 
     @Test func relevance_weighsTitleOverSummaryOverBody_thenRecency() throws {
