@@ -22,6 +22,22 @@ import TestSupport
         return (json["posts"] as? [[String: Any]] ?? []).map(\.id)
     }
 
+    /// The user ids a people search finds, in order.
+    static func people(_ client: APIClient, _ query: String) throws -> [Int] {
+        let (status, json) = try search(client, query, "&type=people")
+        #expect(status == 200, "\(query): \(json)")
+        return (json["profiles"] as? [[String: Any]] ?? []).compactMap { $0["user_id"] as? Int }
+    }
+
+    /// A new user named `username` (full name `fullName`): its id.
+    @discardableResult
+    static func person(_ username: String, fullName: String = "Someone", on app: Application) throws -> Int {
+        let client = try APIClient.user("\(username.filter(\.isLetter))@example.com", on: app)
+        let response = try client.send("PATCH", "/api/profiles/me", json: ["username": username, "full_name": fullName])
+        #expect(response.status == 200, "\(response.text)")
+        return try client.userID()
+    }
+
     @Test func wordsInManyScripts_areFound_whateverTheirAccentsWidthOrCase() throws {
         let app = try TestApplication.start()
         defer { app.stop() }
@@ -210,19 +226,12 @@ import TestSupport
         let viewer = try APIClient.user("viewer@example.com", on: app)
         var ids: [String: Int] = [:]
         for name in ["ash_n", "ash", "ashley", "asher", "bob"] {
-            let client = try APIClient.user("\(name.replacingOccurrences(of: "_", with: ""))@example.com", on: app)
-            let fullName = name == "bob" ? "Robert Paulson" : "Person \(name)"
-            #expect(try client.send("PATCH", "/api/profiles/me", json: ["username": name, "full_name": fullName]).status == 200)
-            ids[name] = try client.userID()
+            ids[name] = try Self.person(name, fullName: name == "bob" ? "Robert Paulson" : "Person \(name)", on: app)
         }
         let fans = try (1...3).map { try APIClient.user("fan\($0)@example.com", on: app) }
         for fan in fans { #expect(try fan.follow(try #require(ids["ashley"])).status == 200) }
         #expect(try viewer.follow(try #require(ids["asher"])).status == 200)
-        let people = { (query: String) throws -> [Int] in
-            let (status, json) = try Self.search(viewer, query, "&type=people")
-            #expect(status == 200)
-            return (json["profiles"] as? [[String: Any]] ?? []).compactMap { $0["user_id"] as? Int }
-        }
+        let people = { (query: String) throws -> [Int] in try Self.people(viewer, query) }
         let ash = try people("ash")
         #expect(ash.first == ids["ash"])
         #expect(Array(ash.prefix(3)) == [ids["ash"], ids["asher"], ids["ashley"]].compactMap { $0 })
@@ -231,6 +240,40 @@ import TestSupport
         #expect(try people("ASH_N").first == ids["ash_n"])
         // A word of the full name, with a typo.
         #expect(try people("paulsen") == [ids["bob"]].compactMap { $0 })
+    }
+
+    /// One edit of a username's prefix still finds it (API.md: typo-tolerant): a letter
+    /// substituted, two swapped, one too many or one missing, wherever it falls; two do not.
+    @Test func people_oneTypoInAUsernamesPrefix_findsIt() throws {
+        let app = try TestApplication.start()
+        defer { app.stop() }
+        let viewer = try APIClient.user("viewer@example.com", on: app)
+        let target = try Self.person("nwiowflkhh_n", on: app)
+        try Self.person("qzrvtmbxpd", on: app)
+        for typo in ["nwiowulkhh", "xwiowflkhh", "nwiowflkhx", "nwiowflkhh_x", "nwiowfklhh", "wniowflkhh",
+                     "nwiowfflkhh", "nwiowlkhh", "wiowflkhh", "nwiow_lkhh", "NWIÓWULKHH", "nwixw"] {
+            #expect(try Self.people(viewer, typo) == [target], "\(typo)")
+        }
+        for twoEdits in ["nwxowulkhh", "nwiowulkxh", "wnoiwflkhh", "xwiowflkhx"] {
+            #expect(try Self.people(viewer, twoEdits).isEmpty, "\(twoEdits)")
+        }
+    }
+
+    /// Typo matches keep the order: the exact username, then the people the caller
+    /// follows, then by followers.
+    @Test func people_typoMatches_exactFirst_thenFollowed_thenFollowers() throws {
+        let app = try TestApplication.start()
+        defer { app.stop() }
+        let viewer = try APIClient.user("viewer@example.com", on: app)
+        let exact = try Self.person("pemberton", on: app)
+        let unknown = try Self.person("pembrrtonx", on: app)
+        let followed = try Self.person("pemebrton_f", on: app)
+        let popular = try Self.person("pembertn_p", on: app)
+        for fan in 1...2 {
+            #expect(try APIClient.user("fan\(fan)@example.com", on: app).follow(popular).status == 200)
+        }
+        #expect(try viewer.follow(followed).status == 200)
+        #expect(try Self.people(viewer, "pemberton") == [exact, followed, popular, unknown])
     }
 
     @Test func badInput_isA400() throws {
