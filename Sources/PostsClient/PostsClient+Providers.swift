@@ -6,9 +6,13 @@ import Foundation
 /// hands its ID token over.
 extension PostsClient {
     /// Trades the provider's ID token for a session, which the client keeps. A first
-    /// sign-in creates the user (joining the account of the token's email only when the
-    /// provider verified it). A token that fails a check is `unauthorized`, its message
-    /// saying which.
+    /// sign-in creates the user, joining the account of the token's email only when the
+    /// provider verified it and the server trusts the provider with emails (Apple, Google,
+    /// or one marked `+email`); another provider's verified email of an existing account is
+    /// `conflict` (sign in as before, then call this again to link). Signed in already, the
+    /// client links the identity to its account instead (`conflict` if it signs in to
+    /// another user): sign out first to sign in as someone else. A token that fails a
+    /// check is `unauthorized`, its message saying which.
     /// - Parameters:
     ///   - nonce: the raw nonce the app gave the provider (Apple: the SHA-256 of it goes in
     ///     the request; send the raw one here).

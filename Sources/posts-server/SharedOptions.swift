@@ -68,7 +68,7 @@ struct SharedOptions: ParsableArguments {
     var s3SecretAccessKey: String?
     @Option(help: "A CDN or public bucket URL: /uploads/<name> redirects there (env S3_PUBLIC_URL).")
     var s3PublicUrl: String?
-    @Option(help: "Sign-in providers: name=issuer|client_id[|client_id…], comma-separated (env OIDC_PROVIDERS).")
+    @Option(help: "Sign-in providers: name[+email]=issuer|client_id[|client_id…], comma-separated; +email: its verified emails join accounts (env OIDC_PROVIDERS).")
     var oidcProviders: String?
     @Option(help: "What apps call this server (env INSTANCE_NAME, default posts-server).")
     var instanceName: String?
