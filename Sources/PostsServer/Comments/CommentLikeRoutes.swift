@@ -13,10 +13,7 @@ enum CommentLikeRoutes {
 
         @Sendable func set(_ liked: Bool, _ context: AppContext) throws -> Response {
             let id = try CommentRoutes.commentID(context)
-            guard let state = try likes.set(liked, comment: id, by: context.requireCaller()) else {
-                throw APIError.notFound("no such comment")
-            }
-            return answer(id, state)
+            return answer(id, try likes.set(liked, comment: id, by: context.requireCaller()))
         }
     }
 

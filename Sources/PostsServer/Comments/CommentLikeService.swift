@@ -15,10 +15,10 @@ struct CommentLikeService: Sendable {
         let likeCount: Int
     }
 
-    /// The comment's like state after the action; nil when there is no such comment (or
-    /// its author, or its post's, is suspended). Liking across a block is 403; unliking
-    /// stays allowed (a like may be taken back, never given).
-    func set(_ liked: Bool, comment id: UUID, by caller: Caller) throws -> State? {
+    /// The comment's like state after the action: 404 when there is no such comment (or it
+    /// cannot be read: its author, or its post's, is suspended); liking across a block (with
+    /// either) is 403, unliking stays allowed (`Visibility.check`).
+    func set(_ liked: Bool, comment id: UUID, by caller: Caller) throws -> State {
         let user = caller.userID
         let delete: SQLQuery = liked ? "SELECT NULL::uuid AS comment_id WHERE false" : """
             DELETE FROM comment_likes WHERE comment_id = (SELECT id FROM target) AND user_id = \(user)
@@ -32,9 +32,9 @@ struct CommentLikeService: Sendable {
         let query: SQLQuery = """
             WITH target AS (
                 SELECT c.id, c.post_id, c.user_id, c.like_count, p.parent_id,
-                       c.user_id = ANY(\(caller.relations.blockedParameter)) OR p.user_id = ANY(\(caller.relations.blockedParameter)) AS blocked
+                       \(Visibility.blocked(author: "c.user_id", from: caller)) OR \(Visibility.blocked(author: "p.user_id", from: caller)) AS blocked
                 FROM comments c JOIN posts p ON p.id = c.post_id
-                WHERE c.id = \(id)\(Visibility.notSuspended("c.user_id"))\(Visibility.notSuspended("p.user_id"))
+                WHERE c.id = \(id)\(Visibility.actable(author: "c.user_id"))\(Visibility.actable(author: "p.user_id"))
             ),
             lock AS (\(WriteLocks.post(in: "target"))),
             -- The post as it is once its lock is ours (a move that committed meanwhile).
@@ -60,10 +60,10 @@ struct CommentLikeService: Sendable {
         do {
             row = try pool.withRetriedStatement { try effects.run(query, on: $0).firstRow() }
         } catch let error as PostgresError where error.sqlState == .foreignKeyViolation {
-            return nil  // the comment was deleted while we liked it
+            throw APIError.notFound(Visibility.Interaction.commentLike.missing)  // deleted while we liked it
         }
-        guard try row.decode("found", as: Int.self) == 1 else { return nil }
-        if liked, try row.decode("blocked", as: Bool.self) { throw Visibility.blockedInteraction }
+        try Visibility.check(.commentLike, Visibility.Target(
+            found: try row.decode("found", as: Int.self) == 1, blocked: try row.decode("blocked"), gives: liked))
         return State(liked: liked, likeCount: try row.decode("like_count"))
     }
 }

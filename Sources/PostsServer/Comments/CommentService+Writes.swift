@@ -31,7 +31,7 @@ extension CommentService {
             }
         } catch let error as PostgresError where error.sqlState == .foreignKeyViolation {
             // The post, or the comment replied to, was deleted while this one was written.
-            throw APIError.notFound(replyTo == nil ? "no such post" : "no such comment")
+            throw APIError.notFound(replyTo == nil ? Visibility.Interaction.comment.missing : Visibility.Interaction.reply.missing)
         }
     }
 
@@ -47,18 +47,18 @@ extension CommentService {
     private static func thread(of id: UUID, onPost postID: Int64, for caller: Caller,
                                on connection: PostgresConnection) throws -> Thread {
         let row = try connection.query("""
-            SELECT c.post_id, coalesce(c.reply_to, c.id) AS top, c.user_id, t.user_id AS top_user_id
+            SELECT c.post_id, coalesce(c.reply_to, c.id) AS top, t.user_id AS top_user_id,
+                   \(Visibility.blocked(author: "c.user_id", from: caller)) OR \(Visibility.blocked(author: "t.user_id", from: caller)) AS blocked
             FROM comments c JOIN comments t ON t.id = coalesce(c.reply_to, c.id)
-            WHERE c.id = \(id)\(Visibility.notSuspended("c.user_id"))\(Visibility.notSuspended("t.user_id"))
+            WHERE c.id = \(id)\(Visibility.actable(author: "c.user_id"))\(Visibility.actable(author: "t.user_id"))
             """).first
-        guard let row else { throw APIError.notFound("no such comment") }
+        try Visibility.check(.reply, Visibility.Target(found: row != nil))
+        guard let row else { throw APIError.notFound(Visibility.Interaction.reply.missing) }
         guard try row.decode("post_id", as: Int64.self) == postID else {
             throw APIError.invalid("reply_to must name a comment of the same post")
         }
-        try Visibility.checkInteraction(with: try row.decode("user_id", as: Int64.self), by: caller)
-        let author: Int64 = try row.decode("top_user_id")
-        try Visibility.checkInteraction(with: author, by: caller)
-        return Thread(top: try row.decode("top"), author: author)
+        try Visibility.check(.reply, Visibility.Target(found: true, blocked: try row.decode("blocked")))
+        return Thread(top: try row.decode("top"), author: try row.decode("top_user_id"))
     }
 
     /// The insert, the post's count and the thread's `reply_count` for a reply, in one
@@ -88,8 +88,8 @@ extension CommentService {
             WITH lock AS (\(WriteLocks.posts([postID]).sql)),
             post AS (
                 UPDATE posts SET comment_count = comment_count + 1
-                WHERE id = \(postID) AND NOT deleted AND user_id <> ALL(\(caller.relations.blockedParameter))
-                  AND \(unsafeSQL: WriteLocks.gate)\(Visibility.notSuspended("posts.user_id"))
+                WHERE id = \(postID) AND NOT deleted AND NOT \(Visibility.blocked(author: "user_id", from: caller))
+                  AND \(unsafeSQL: WriteLocks.gate)\(Visibility.actable(author: "posts.user_id"))
                 RETURNING id, user_id, parent_id, comment_count
             ),
             \(threadUpdate)c AS (
@@ -107,7 +107,7 @@ extension CommentService {
             SELECT \(unsafeSQL: CommentShape.columns) FROM c \(unsafeSQL: CommentShape.authorJoin)
             """
         guard let row = try effects.run(query, on: connection).first else {
-            throw try PostService.refusal(toActOn: postID, by: caller, on: connection)
+            throw try Visibility.refusal(toActOn: postID, .comment, by: caller, on: connection)
         }
         // Without `liked_by_me`: the answer is the comment the change carries.
         var comment: [UInt8] = []

@@ -17,9 +17,9 @@ struct FollowService: Sendable {
         let followersCount: Int
     }
 
-    /// Follows (`on`) or unfollows a user: 422 for oneself, 404 for no such user, 403 to
-    /// follow across a block. A follow that already is (or an unfollow that is not)
-    /// changes and records nothing.
+    /// Follows (`on`) or unfollows a user: 422 for oneself; 404 for no such user (or one
+    /// that cannot be read: suspended), 403 to follow across a block (`Visibility.check`).
+    /// A follow that already is (or an unfollow that is not) changes and records nothing.
     func set(following on: Bool, user target: Int64, by caller: Caller) throws -> State {
         guard target != caller.userID else { throw APIError.invalid("you cannot follow yourself") }
         let me = caller.userID
@@ -29,10 +29,8 @@ struct FollowService: Sendable {
             try connection.query(WriteLocks.profiles([me, target]).sql)
             return try effects.run(on ? follow(target, by: me) : unfollow(target, by: me), on: connection, committing: true).firstRow()
         }
-        guard try row.decode("found", as: Int.self) == 1 else { throw APIError.notFound("no such user") }
-        if try row.decode("blocked", as: Bool.self) {
-            throw APIError.forbidden("you cannot follow this user: one of you blocked the other")
-        }
+        try Visibility.check(.follow, Visibility.Target(found: try row.decode("found", as: Int.self) == 1,
+                                                         blocked: try row.decode("blocked"), gives: on))
         return State(following: on, followersCount: Int(try row.decode("followers_count", as: Int32.self)))
     }
 
@@ -41,10 +39,9 @@ struct FollowService: Sendable {
     /// the followee's `followers_count` after it.
     private func follow(_ target: Int64, by me: Int64) -> SQLQuery {
         """
-        WITH target AS (SELECT user_id FROM profiles WHERE user_id = \(target)),
-        blocked AS (
-            SELECT 1 FROM blocks WHERE (blocker_id = \(me) AND blocked_id = \(target)) OR (blocker_id = \(target) AND blocked_id = \(me))
-        ), made AS (
+        WITH target AS (SELECT user_id FROM profiles WHERE user_id = \(target)\(Visibility.actable(author: "profiles.user_id"))),
+        blocked AS (SELECT 1 WHERE \(Visibility.blockedNow(between: "\(me)", and: "\(target)"))),
+        made AS (
             INSERT INTO follows (follower_id, followee_id) SELECT \(me), user_id FROM target
             WHERE NOT EXISTS (SELECT 1 FROM blocked)
             ON CONFLICT DO NOTHING RETURNING follower_id, followee_id
@@ -57,7 +54,7 @@ struct FollowService: Sendable {
 
     private func unfollow(_ target: Int64, by me: Int64) -> SQLQuery {
         """
-        WITH target AS (SELECT user_id FROM profiles WHERE user_id = \(target)),
+        WITH target AS (SELECT user_id FROM profiles WHERE user_id = \(target)\(Visibility.actable(author: "profiles.user_id"))),
         blocked AS (SELECT 1 WHERE false),
         \(FollowEdges.removal(where: "f.follower_id = \(me) AND f.followee_id = \(target)")),
         \(FollowEdges.events("gone", following: false, actor: "\(me)")),

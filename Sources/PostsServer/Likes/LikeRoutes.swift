@@ -8,9 +8,7 @@ enum LikeRoutes {
                                        ("POST", "/api/posts/:id/like/toggle", .toggle)] {
             let handler: RouteTable.Handler = { _, context in
                 let id = try context.parameters.require("id", as: Int64.self)
-                guard let state = try likes.apply(action, post: id, by: context.requireCaller()) else {
-                    throw APIError.notFound("no such post")
-                }
+                let state = try likes.apply(action, post: id, by: context.requireCaller())
                 var answer = JSONObject.success()
                 answer.add("post_id", id)
                 answer.add("liked", state.liked)

@@ -21,8 +21,9 @@ struct LikeService: Sendable {
         let changed: Bool
     }
 
-    /// The post's like state after the action, or nil when there is no such post.
-    func apply(_ action: Action, post postID: Int64, by caller: Caller) throws -> State? {
+    /// The post's like state after the action: 404 when there is no such post (or it cannot
+    /// be read), 410 to like a tombstone, 403 to like across a block (`Visibility.check`).
+    func apply(_ action: Action, post postID: Int64, by caller: Caller) throws -> State {
         let user = caller.userID
         // What the action deletes and inserts; the counter moves by their difference, and
         // is not written at all when nothing changed. Across a block a like may be taken
@@ -40,9 +41,9 @@ struct LikeService: Sendable {
         let query: SQLQuery = """
             WITH lock AS (\(WriteLocks.posts([postID]).sql)),
             target AS (
-                SELECT id, user_id, parent_id, like_count, deleted, user_id = ANY(\(caller.relations.blockedParameter)) AS blocked
+                SELECT id, user_id, parent_id, like_count, deleted, \(Visibility.blocked(author: "user_id", from: caller)) AS blocked
                 FROM posts
-                WHERE id = \(postID) AND \(unsafeSQL: WriteLocks.gate)\(Visibility.notSuspended("posts.user_id"))
+                WHERE id = \(postID) AND \(unsafeSQL: WriteLocks.gate)\(Visibility.actable(author: "posts.user_id"))
                 -- The row as it is once the lock is ours, not as the statement's snapshot had it:
                 -- a post tombstoned while this waited is seen as one (and its new owner).
                 FOR KEY SHARE
@@ -68,16 +69,15 @@ struct LikeService: Sendable {
         do {
             row = try pool.withRetriedStatement { try effects.run(query, on: $0).firstRow() }
         } catch let error as PostgresError where error.sqlState == .foreignKeyViolation {
-            return nil  // the post was deleted while we liked it
+            throw APIError.notFound(Visibility.Interaction.like.missing)  // deleted while we liked it
         }
-        guard try row.decode("found", as: Int.self) == 1 else { return nil }
         let inserted = try row.decode("inserted", as: Int.self) == 1
         let deleted = try row.decode("deleted", as: Int.self) == 1
-        let gives = action == .like || (action == .toggle && !deleted)
-        // A tombstone may lose a like, never gain one (API.md): a toggle that would like it
-        // is refused too. (Nothing was written: the insert is gated on both.)
-        if try row.decode("tombstone", as: Bool.self), gives { throw PostService.tombstoneGone }
-        if try row.decode("blocked", as: Bool.self), gives { throw Visibility.blockedInteraction }
+        // A tombstone or a post across a block may lose a like, never gain one: a toggle
+        // that would like it is refused too. (Nothing was written: the insert is gated on both.)
+        try Visibility.check(.like, Visibility.Target(
+            found: try row.decode("found", as: Int.self) == 1, tombstone: try row.decode("tombstone"),
+            blocked: try row.decode("blocked"), gives: action == .like || (action == .toggle && !deleted)))
         let liked = switch action {
         case .like: true
         case .unlike: false

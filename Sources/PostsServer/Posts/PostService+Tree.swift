@@ -71,17 +71,15 @@ extension PostService {
             let oldParent = try lockOwned(id, by: caller, on: connection).parentID
             if let newParent {
                 let chain = try TreeLocks.chain(from: newParent, on: connection)
-                guard !chain.isEmpty else { throw APIError.notFound("no such parent post") }
-                if try Self.isTombstone(newParent, on: connection) { throw Self.tombstoneGone }
+                // Moving a post under another is posting under it: the policy's `reparent`.
+                let target = try connection.query("""
+                    SELECT deleted, \(Visibility.blocked(author: "user_id", from: caller)) AS blocked
+                    FROM posts WHERE id = \(newParent)\(Visibility.actable(author: "posts.user_id"))
+                    """).first
+                try Visibility.check(.reparent, Visibility.Target(found: target != nil && !chain.isEmpty,
+                                                                  tombstone: try target?.decode("deleted") ?? false))
                 if chain.contains(id) { throw APIError.conflict("the new parent is inside this post's own subtree") }
-                // Moving a post under the other side of a block is posting under it (403);
-                // a suspended user's post cannot be read, nor posted under (404).
-                let author = try connection.query("""
-                    SELECT user_id, EXISTS (SELECT 1 FROM posts WHERE id = \(newParent)\(Visibility.notSuspended("posts.user_id"))) AS active
-                    FROM posts WHERE id = \(newParent)
-                    """).firstRow()
-                guard try author.decode("active", as: Bool.self) else { throw APIError.notFound("no such parent post") }
-                try Visibility.checkInteraction(with: try author.decode("user_id", as: Int64.self), by: caller)
+                try Visibility.check(.reparent, Visibility.Target(found: true, blocked: try target?.decode("blocked") ?? false))
             }
             if oldParent != newParent {
                 try connection.query("""

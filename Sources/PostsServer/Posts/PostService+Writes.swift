@@ -46,8 +46,8 @@ extension PostService {
         let query: SQLQuery = """
             WITH parent AS (
                 UPDATE posts SET child_count = child_count + 1
-                WHERE id = \(parentID) AND NOT deleted AND user_id <> ALL(\(caller.relations.blockedParameter))
-                  \(Visibility.notSuspended("posts.user_id"))
+                WHERE id = \(parentID) AND NOT deleted AND NOT \(Visibility.blocked(author: "user_id", from: caller))
+                  \(Visibility.actable(author: "posts.user_id"))
                 RETURNING id, user_id, child_count
             ), p AS (
                 INSERT INTO posts (user_id, parent_id, title, summary, body, image_url, image_width, image_height,
@@ -75,35 +75,12 @@ extension PostService {
             result = try effects.run(query, on: connection, committing: committing)
         } catch let error as PostgresError where error.sqlState == .foreignKeyViolation {
             // The parent, deleted between our update of it and the insert's own check.
-            throw APIError.notFound("no such parent post")
+            throw APIError.notFound(Visibility.Interaction.childPost.missing)
         }
         guard let post = try Self.single(result, withLiked: true) else {
-            throw try Self.refusal(toActOn: parentID, by: caller, notFound: "no such parent post", on: connection)
+            throw try Visibility.refusal(toActOn: parentID, .childPost, by: caller, on: connection)
         }
         return post
-    }
-
-    /// Why a write about a post (a like, a comment, a child) found nothing to act on, read
-    /// after the fact: 404 for no such post (or a suspended author's), 410 for a tombstone,
-    /// 403 across a block. (A read only on the way to an error: a write that succeeds never
-    /// pays for it.)
-    static func refusal(toActOn postID: Int64?, by caller: Caller, notFound: String = "no such post",
-                        on connection: PostgresConnection) throws -> APIError {
-        guard let postID, let row = try connection.query("""
-            SELECT user_id, deleted FROM posts WHERE id = \(postID)\(Visibility.notSuspended( "posts.user_id"))
-            """).first else { return APIError.notFound(notFound) }
-        if try row.decode("deleted", as: Bool.self) { return tombstoneGone }
-        if caller.relations.blocked.contains(try row.decode("user_id", as: Int64.self)) { return Visibility.blockedInteraction }
-        return APIError.notFound(notFound)
-    }
-
-    /// API.md: a tombstone (a post kept from a deleted account) cannot be edited, liked,
-    /// commented on or posted under.
-    static let tombstoneGone = APIError(.gone, "this post was removed with its author's account")
-
-    /// Whether the post is a tombstone; false when there is no such post.
-    static func isTombstone(_ id: Int64, on connection: PostgresConnection) throws -> Bool {
-        try connection.query("SELECT deleted FROM posts WHERE id = \(id)").first?.decode("deleted", as: Bool.self) ?? false
     }
 
     /// Changes what the edits name; only the author may (403), and only an existing post (404).
@@ -202,7 +179,7 @@ extension PostService {
         guard let row = try connection.query("SELECT parent_id, image_url, deleted FROM posts WHERE id = \(id)").first else {
             throw APIError.notFound("no such post")
         }
-        if try row.decode("deleted", as: Bool.self) { throw Self.tombstoneGone }
+        if try row.decode("deleted", as: Bool.self) { throw Visibility.tombstoneGone }
         return OwnedPost(parentID: try row.decode("parent_id"), imageURL: try row.decode("image_url"))
     }
 
@@ -217,7 +194,7 @@ extension PostService {
     /// 404 for no post, 410 for a tombstone, 403 for another's.
     private func checkOwner(_ row: PostgresRow?, _ caller: Caller) throws -> OwnedPost {
         guard let row else { throw APIError.notFound("no such post") }
-        if try row.decode("deleted", as: Bool.self) { throw Self.tombstoneGone }
+        if try row.decode("deleted", as: Bool.self) { throw Visibility.tombstoneGone }
         guard try row.decode("user_id", as: Int64.self) == caller.userID else {
             throw APIError.forbidden("only the post's author may change it")
         }

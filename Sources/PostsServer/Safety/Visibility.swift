@@ -10,9 +10,9 @@ import Postgres
 /// **mute** hides the muted user from the muter's lists, feeds, streams and notifications,
 /// not from a single read (the muted user's post is still there when asked for by id); a
 /// **suspension** hides the user's things from everyone, everywhere, until it is lifted.
-/// Anonymous readers are hidden nothing but suspensions. Interactions (like, comment,
-/// reply, post under, follow) are refused across a block (403) and on a suspended user's
-/// content (404, as it cannot be read); a mute never stops the muted user.
+/// Anonymous readers are hidden nothing but suspensions. What a caller may *do* to another
+/// user's thing (like, comment, reply, post under, follow) is the policy's other half,
+/// `Interactions.swift`.
 ///
 /// Reads bind the viewer's sets as arrays (they came with the caller: no round trip; with
 /// none in play the statement is an anonymous read's). What runs with no viewer's sets at
@@ -97,10 +97,8 @@ enum Visibility {
     /// tables as things are now: for a notification being written or a push being sent.
     /// (Suspension: the author's profile flag, `suspendedFlag`, or a probe.)
     static func visibleNow(on surface: Surface, author: String, viewer: String, suspendedFlag: String? = nil) -> SQLQuery {
-        var condition: SQLQuery = """
-             AND NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.blocker_id = \(unsafeSQL: viewer) AND b.blocked_id = \(unsafeSQL: author))
-                                                      OR (b.blocker_id = \(unsafeSQL: author) AND b.blocked_id = \(unsafeSQL: viewer)))
-            """
+        var condition: SQLQuery = " AND NOT "
+        condition.append(blockedNow(between: SQLQuery(unsafeSQL: viewer), and: SQLQuery(unsafeSQL: author)))
         if hides(.mute, on: surface) {
             condition.append("""
                  AND NOT EXISTS (SELECT 1 FROM mutes m WHERE m.muter_id = \(unsafeSQL: viewer) AND m.muted_id = \(unsafeSQL: author))
@@ -127,10 +125,4 @@ enum Visibility {
         return condition
     }
 
-    /// 403 when the author of what the caller acts on is on the other side of a block.
-    static func checkInteraction(with authorID: Int64, by caller: Caller) throws(APIError) {
-        if caller.relations.blocked.contains(authorID) { throw blockedInteraction }
-    }
-
-    static let blockedInteraction = APIError.forbidden("you cannot interact with this user's content: one of you blocked the other")
 }
