@@ -1,0 +1,156 @@
+import Foundation
+@testable import PostsServer
+import Testing
+import TestSupport
+
+/// API.md: a client that always passes back `next_since` sees every change after its cursor
+/// exactly once, "even when concurrent transactions commit out of the order they started".
+/// A storm of concurrent writers of every kind (posts, child posts, comments, like toggles on
+/// a few hot posts) while one reader follows `/api/changes`; afterwards a walk from the same
+/// cursor is the truth the reader must have seen, change for change, in the same order.
+@Suite struct ChangeStormTests {
+    static let writers = 40
+    static let writesPerWriter = 30
+    static let rounds = 4
+
+    @Test func aFollowerOfChanges_missesNothing_underConcurrentWriters() throws {
+        let app = try TestApplication.start(cluster: .changes)
+        defer { app.stop() }
+        let port = app.server.port
+        let author = try APIClient.user("storm0@example.com", on: app)
+        let hot = try (0..<8).map { try author.createPost("hot \($0)").id }
+        // Every write below records exactly one public change (a comment's notification is
+        // its recipient's private one): the count the readers must reach.
+        let expected = Self.writers * Self.writesPerWriter
+        for round in 0..<Self.rounds {
+            let start = try ChangeLogTests.position(author)
+            // One reader anonymous, one signed in (its pages carry the caller's proof).
+            let readers = [Reader(port: port, since: start, email: nil), Reader(port: port, since: start, email: "reader@example.com")]
+            let readersDone = DispatchGroup()
+            for reader in readers {
+                readersDone.enter()
+                Thread.detachNewThread {
+                    defer { readersDone.leave() }
+                    reader.follow(until: expected)
+                }
+            }
+            let writers = DispatchGroup()
+            let failures = Failures()
+            for writer in 0..<Self.writers {
+                writers.enter()
+                Thread.detachNewThread {
+                    defer { writers.leave() }
+                    do { try Self.write(as: writer, round: round, hot: hot, port: port) } catch { failures.add("\(error)") }
+                }
+            }
+            #expect(writers.wait(timeout: .now() + 120) == .success, "the writers finish")
+            #expect(failures.all.isEmpty, "\(failures.all.prefix(3))")
+            #expect(readersDone.wait(timeout: .now() + 90) == .success, "the readers catch up")
+
+            let truth = try ChangeLogTests.changes(after: start, in: author, count: expected).compactMap { $0["seq"] as? String }
+            #expect(truth.count == expected, "the storm recorded one change a write")
+            for reader in readers {
+                let seen = reader.seen
+                let missed = Set(truth).subtracting(seen)
+                #expect(missed.isEmpty && seen == truth, """
+                    round \(round), \(reader.name): \(truth.count) changes, it saw \(seen.count) (\(Set(seen).count) distinct); \
+                    missed \(missed.sorted().prefix(5)); pages over them: \(reader.pages(over: missed).prefix(5))
+                    """)
+                #expect(reader.error == nil, "\(reader.name): \(reader.error ?? "")")
+            }
+        }
+    }
+
+    /// A writer's share: a post, a child of a hot post, a comment on one, a like toggled on one.
+    private static func write(as writer: Int, round: Int, hot: [Int], port: Int) throws {
+        let client = try APIClient(port: port, timeout: .seconds(30))
+        client.headers["X-User-Email"] = "storm\(writer)@example.com"
+        for index in 0..<writesPerWriter {
+            let post = hot[(writer * 7 + index * 3 + round) % hot.count]
+            let response: RawHTTPClient.Response
+            switch index % 4 {
+            case 0: response = try client.send("POST", "/api/posts", json: ["title": "t", "summary": "s", "body": "b"])
+            case 1: response = try client.send("POST", "/api/posts", json: ["title": "c", "summary": "s", "body": "b", "parent_id": post])
+            case 2: response = try client.send("POST", "/api/posts/\(post)/comments", json: ["body": "hi"])
+            default: response = try client.send("POST", "/api/posts/\(post)/like/toggle")
+            }
+            guard (200..<300).contains(response.status) else { throw StormError.refused(response.status, response.text) }
+        }
+    }
+
+    private enum StormError: Error {
+        case refused(Int, String)
+    }
+
+    /// Follows `/api/changes` from a cursor, as an offline-first app does, until the writers
+    /// are done and a page comes back empty; keeps every page's cursor and answer.
+    final class Reader: @unchecked Sendable {
+        struct Page {
+            let since: String
+            let next: String
+            let count: Int
+            let hasMore: Bool
+        }
+
+        private let lock = NSLock()
+        private let port: Int
+        private let email: String?
+        private var since: String
+        private(set) var seen: [String] = []
+        private var log: [Page] = []
+        private(set) var error: String?
+
+        init(port: Int, since: String, email: String?) {
+            self.port = port
+            self.since = since
+            self.email = email
+        }
+
+        var name: String { email.map { "the reader signed in as \($0)" } ?? "the anonymous reader" }
+
+        /// Until it has seen `expected` changes and a page after them is empty (bounded: 90 s).
+        func follow(until expected: Int) {
+            do {
+                let client = try APIClient(port: port, timeout: .seconds(30))
+                if let email { client.headers["X-User-Email"] = email }
+                let deadline = ContinuousClock.now + .seconds(90)
+                while ContinuousClock.now < deadline {
+                    let page = try client.get("/api/changes?since=\(since)&limit=100")
+                    guard page.status == 200 else { throw StormError.refused(page.status, page.text) }
+                    let changes = page.json["changes"] as? [[String: Any]] ?? []
+                    let next = try #require(page.json["next_since"] as? String)
+                    let hasMore = page.json["has_more"] as? Bool ?? false
+                    let count = lock.withLock {
+                        seen += changes.compactMap { $0["seq"] as? String }
+                        log.append(Page(since: since, next: next, count: changes.count, hasMore: hasMore))
+                        return seen.count
+                    }
+                    since = next
+                    if count >= expected && changes.isEmpty && !hasMore { return }
+                }
+                throw StormError.refused(0, "saw \(seen.count) of \(expected) changes in 90 s")
+            } catch {
+                lock.withLock { self.error = "\(error)" }
+            }
+        }
+
+        /// The pages whose (since, next] window held one of `keys`: the page that passed it by.
+        func pages(over keys: Set<String>) -> [String] {
+            let wanted = keys.compactMap { try? ChangeKey($0) }
+            return lock.withLock {
+                log.compactMap { page -> String? in
+                    guard let from = try? ChangeKey(page.since), let to = try? ChangeKey(page.next),
+                          wanted.contains(where: { from < $0 && $0 <= to }) else { return nil }
+                    return "(\(from.txid),\(from.position)) -> (\(to.txid),\(to.position)): \(page.count) changes, more \(page.hasMore)"
+                }
+            }
+        }
+    }
+
+    final class Failures: @unchecked Sendable {
+        private let lock = NSLock()
+        private var values: [String] = []
+        func add(_ value: String) { lock.withLock { values.append(value) } }
+        var all: [String] { lock.withLock { values } }
+    }
+}
