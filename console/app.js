@@ -85,29 +85,48 @@ function codeForm(next) {
   field('Code', code), h('button', { type: 'submit' }, 'Sign in'), message);
 }
 
+// Each visit of a page is one turn: a page still loading when another is opened must not
+// draw over it when its answers come. `main` is `aria-busy` until the turn's page is drawn
+// and focused (what a screen reader waits for, and what the browser tests wait for).
+let turn = 0;
+
 async function route() {
+  const mine = ++turn;
+  const current = () => mine === turn;
+  const main = document.getElementById('main');
+  main.setAttribute('aria-busy', 'true');
   const path = (location.hash.replace(/^#\/?/, '') || 'overview').split('?')[0];
   const page = pages.find((candidate) => candidate.path === path && (!candidate.dev || state.dev)) || pages[0];
   renderNav(page.path);
   document.title = `${page.title} · posts-server console`;
+  try {
+    await draw(page, (...children) => { if (current()) show(...children); });
+  } finally {
+    if (current()) {
+      main.removeAttribute('aria-busy');
+      main.focus();
+    }
+  }
+}
+
+async function draw(page, showNow) {
   if (!page.open && !signedIn()) {
-    show(signInForm(route));
+    showNow(signInForm(route));
     return;
   }
   if (!page.open && !allowed(state.me)) {
-    show(h('h1', {}, 'Not allowed'),
+    showNow(h('h1', {}, 'Not allowed'),
       h('p', { role: 'alert' }, `${state.me.user.email} may not use the console: it is for moderators and admins.`));
     return;
   }
-  show(h('h1', {}, page.title), status('Loading…'));
+  showNow(h('h1', {}, page.title), status('Loading…'));
   try {
-    await page.render({ api, get, post, state });
+    await page.render({ api, get, post, state, show: showNow });
   } catch (error) {
     const message = error instanceof APIError && error.status === 401 ? 'Your session ended: sign in again.' : error.message;
     if (error instanceof APIError && error.status === 401) { setToken(null); state.me = null; }
-    show(h('h1', {}, page.title), status(message, 'error'));
+    showNow(h('h1', {}, page.title), status(message, 'error'));
   }
-  document.getElementById('main').focus();
 }
 
 async function start() {

@@ -1,8 +1,8 @@
 // Development pages (trust mode only): the outbox's mail, demo content and a clean slate,
 // and `/api/events` as it arrives.
-import { h, show, status, field, when } from './dom.js';
+import { h, status, field, when } from './dom.js';
 
-export async function mailbox({ get, state }) {
+export async function mailbox({ get, state, show }) {
   const email = h('input', { type: 'email', name: 'email', value: state.email, required: true });
   const list = h('div', { 'aria-live': 'polite' });
   async function load() {
@@ -21,7 +21,7 @@ export async function mailbox({ get, state }) {
   await load();
 }
 
-export async function seed({ post }) {
+export async function seed({ post, show }) {
   const usersInput = h('input', { type: 'number', name: 'users', min: '0', max: '1000', value: '10' });
   const postsInput = h('input', { type: 'number', name: 'posts', min: '0', max: '10000', value: '50' });
   const message = h('div', { 'aria-live': 'polite' });
@@ -46,30 +46,34 @@ export async function seed({ post }) {
     message);
 }
 
-// A stream read with fetch (EventSource cannot send the token), until the page changes.
-export async function events() {
+// A stream read with fetch (EventSource cannot send the token), until the page changes. The
+// page is drawn once the stream is open; its events are read on after that (a page's
+// render ends, or the console would wait for it forever).
+export async function events({ show }) {
   const list = h('ol', { class: 'events', 'aria-live': 'polite' });
-  show(h('h1', {}, 'Live events'), h('p', {}, 'Changes as they happen, newest last.'), list);
   const controller = new AbortController();
   window.addEventListener('hashchange', () => controller.abort(), { once: true });
   const response = await fetch('/api/events', { headers: { Accept: 'text/event-stream' }, signal: controller.signal });
-  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  if (!response.ok) throw new Error(`The stream answered HTTP ${response.status}.`);
+  const message = h('div', { 'aria-live': 'polite' });
+  show(h('h1', {}, 'Live events'), h('p', {}, 'Changes as they happen, newest last.'), list, message);
+  read(response.body.pipeThrough(new TextDecoderStream()).getReader(), list)
+    .catch((error) => { if (error.name !== 'AbortError') message.replaceChildren(status(error.message, 'error')); });
+}
+
+async function read(reader, list) {
   let buffer = '';
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buffer += value;
-      let end;
-      while ((end = buffer.indexOf('\n\n')) >= 0) {
-        const frame = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const data = frame.split('\n').filter((line) => line.startsWith('data:')).map((line) => line.slice(5).trim()).join('\n');
-        if (data) list.append(h('li', {}, h('code', {}, data)));
-        while (list.childElementCount > 200) list.firstElementChild.remove();
-      }
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += value;
+    let end;
+    while ((end = buffer.indexOf('\n\n')) >= 0) {
+      const frame = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const data = frame.split('\n').filter((line) => line.startsWith('data:')).map((line) => line.slice(5).trim()).join('\n');
+      if (data) list.append(h('li', {}, h('code', {}, data)));
+      while (list.childElementCount > 200) list.firstElementChild.remove();
     }
-  } catch (error) {
-    if (error.name !== 'AbortError') throw error;
   }
 }

@@ -1,7 +1,7 @@
 // Log: every moderation action, newest first.
-import { h, show, table, when } from './dom.js';
+import { h, table, when } from './dom.js';
 
-export async function log({ get }) {
+export async function log({ get, show }) {
   const { entries } = await get('/api/moderation/log?limit=100');
   const rows = entries.map((entry) => [
     when(entry.created_at), entry.moderator?.username ?? '(deleted)', entry.action,

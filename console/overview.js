@@ -1,7 +1,7 @@
 // Overview: totals and the last day's, the dependencies' health, the job queues, the version.
-import { h, show, table } from './dom.js';
+import { h, table } from './dom.js';
 
-export async function overview({ get }) {
+export async function overview({ get, show }) {
   const { overview: o } = await get('/api/moderation/overview');
   const counts = ['users', 'posts', 'comments', 'reports'].map((name) => [
     name, String(o.counts[name].total), String(o.counts[name].last_24h),

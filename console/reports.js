@@ -1,6 +1,6 @@
 // Reports: the open queue, each target as a reader sees it, and what a moderator may do
 // with it (dismiss, remove the post or comment, suspend its author), with a note.
-import { h, show, status, field, when } from './dom.js';
+import { h, status, field, when } from './dom.js';
 
 function target(report) {
   const t = report.target || {};
@@ -47,7 +47,7 @@ function card(report, context) {
 
 export async function reports(context) {
   const { reports: open } = await context.get('/api/moderation/reports?status=open&limit=50');
-  show(h('h1', {}, 'Reports'),
+  context.show(h('h1', {}, 'Reports'),
     open.length ? h('ul', { class: 'reports' }, open.map((report) => card(report, context)))
       : status('No open reports.'));
 }

@@ -1,6 +1,6 @@
 // Users: find someone by email, username or id; their account, profile, sessions, the
 // reports against them and their latest posts; suspend or unsuspend them with a note.
-import { h, show, status, field, table, when } from './dom.js';
+import { h, status, field, table, when } from './dom.js';
 
 function person(found, context, query) {
   const note = h('textarea', { name: 'note', rows: '2', maxlength: '1000' });
@@ -52,6 +52,6 @@ export async function users(context, query = '') {
       results.replaceChildren(status(error.message, 'error'));
     }
   }
-  show(h('h1', {}, 'Users'), form, results);
+  context.show(h('h1', {}, 'Users'), form, results);
   if (query) await find(query);
 }

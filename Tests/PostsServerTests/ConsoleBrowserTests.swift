@@ -8,7 +8,9 @@ import TestSupport
 /// headless Chromium with Selenium against a server started here, with axe-core on every
 /// page and screenshots at 1280 and 360 px saved to `.build/console-screenshots` (CI keeps
 /// them). Against a production-mode server (token auth, a moderator made with `Roles`, as
-/// `posts-server role` makes one) and against a trust-mode one (the dev pages).
+/// `posts-server role` makes one) and against a trust-mode one (the dev pages). The flows
+/// wait for each state they check (bounded), never for a time: a loaded machine slows
+/// them down without failing them.
 @Suite(.serialized) struct ConsoleBrowserTests {
     static let screenshots = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../.build/console-screenshots").standardizedFileURL.path

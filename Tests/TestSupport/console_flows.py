@@ -4,12 +4,18 @@ does; axe-core checks every page it reaches (no serious or critical violation), 
 screenshot of each page is saved at 1280 and 360 px wide.
 
     python console_flows.py production --url URL --conninfo CONNINFO --screenshots DIR \
-        --moderator EMAIL --user EMAIL --reported-post ID --suspect-id ID
+        --moderator EMAIL --user EMAIL --suspect-id ID
     python console_flows.py trust --url URL --screenshots DIR
 
 `production`: token mode. Codes are read from the outbox with psql (no mail server: the
 message waits there). `trust`: the dev mailbox shows the code; Seed fills the overview.
 Exit 0 when every flow passed; otherwise the first failure is printed and the exit is 1.
+
+Every check waits (bounded, WAIT_SECONDS) for the state it checks, never for a time: the
+console marks `main` and each section that is still loading `aria-busy`, and a page is
+checked once nothing is busy. A busy machine makes a flow slower, not wrong; and the
+browser's network is slowed on purpose (LATENCY_MS), so that a check that would race the
+page's drawing fails every run instead of once under load.
 """
 import argparse
 import json
@@ -17,10 +23,9 @@ import os
 import re
 import subprocess
 import sys
-import time
 
 from selenium import webdriver
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -28,7 +33,10 @@ from selenium.webdriver.support import expected_conditions as ready
 from selenium.webdriver.support.ui import WebDriverWait
 from axe_selenium_python import Axe
 
-WAIT_SECONDS = 15
+# The bound of every wait: generous, for a loaded machine; a passing run never waits it out.
+WAIT_SECONDS = 30
+# Added to every request the browser makes (Chromium's network emulation), in milliseconds.
+LATENCY_MS = 300
 # A page re-renders what it shows after each action (a list read again): an element found
 # a moment before may be gone when it is read or clicked. Waits look again instead.
 RETRIED = (NoSuchElementException, StaleElementReferenceException)
@@ -43,6 +51,11 @@ def browser():
     service = Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver"))
     driver = webdriver.Chrome(service=service, options=options)
     driver.set_page_load_timeout(WAIT_SECONDS)
+    # Every answer arrives late, as on a busy machine: a check that looks before the page is
+    # drawn fails on every run here, not once in a while under load.
+    driver.execute_cdp_cmd("Network.enable", {})
+    driver.execute_cdp_cmd("Network.emulateNetworkConditions", {
+        "offline": False, "latency": LATENCY_MS, "downloadThroughput": -1, "uploadThroughput": -1})
     return driver
 
 
@@ -57,11 +70,26 @@ class Console:
     def go(self, page):
         self.driver.execute_script("location.hash = arguments[0]", f"#/{page}")
 
+    def until(self, condition, what):
+        """Waits for `condition`; on time out, says which state never came."""
+        try:
+            return self.wait.until(condition)
+        except TimeoutException:
+            raise AssertionError(f"after {WAIT_SECONDS} s, still not {what}") from None
+
+    @staticmethod
+    def settled(driver):
+        """Nothing is loading: the page is drawn and focused (app.js clears `main`'s
+        aria-busy last) and every section has its answer."""
+        return not driver.find_elements(By.CSS_SELECTOR, "[aria-busy='true']")
+
     def heading(self, text):
-        self.wait.until(ready.text_to_be_present_in_element((By.CSS_SELECTOR, "main h1"), text))
+        self.until(lambda d: text in d.find_element(By.CSS_SELECTOR, "main h1").text and self.settled(d),
+                   f"on the page {text!r}")
 
     def text(self, fragment):
-        self.wait.until(lambda d: fragment in d.find_element(By.TAG_NAME, "main").text)
+        self.until(lambda d: fragment in d.find_element(By.TAG_NAME, "main").text and self.settled(d),
+                   f"showing {fragment!r}")
 
     def fill(self, label, value):
         def typed(driver):
@@ -70,7 +98,12 @@ class Console:
             target.clear()
             target.send_keys(value)
             return target
-        return self.wait.until(typed)
+        return self.until(typed, f"able to fill {label!r}")
+
+    def button(self, label):
+        """Waits for a button of that label on the settled page."""
+        self.until(lambda d: self.settled(d) and any(b.text.strip() == label for b in d.find_elements(By.TAG_NAME, "button")),
+                   f"showing a button {label!r}")
 
     def press(self, label, within=None):
         """Clicks the button of that label (in `within`, else anywhere on the page)."""
@@ -81,7 +114,21 @@ class Console:
                 return False
             button.click()
             return True
-        self.wait.until(clicked)
+        self.until(clicked, f"able to press {label!r}")
+
+    def focused(self, text):
+        """Waits for the keyboard focus to be on the element showing `text`."""
+        try:
+            self.wait.until(lambda d: d.switch_to.active_element.text == text)
+        except TimeoutException:
+            raise AssertionError(f"the focus is on {self.driver.switch_to.active_element.text!r}, not {text!r}") from None
+
+    def tab(self):
+        """One Tab, and the focus moved on (the keyboard's answer is an event like any other)."""
+        before = self.driver.switch_to.active_element
+        before.send_keys(Keys.TAB)
+        self.until(lambda d: d.switch_to.active_element != before, "moved on by Tab")
+        return self.driver.switch_to.active_element
 
     def sign_in(self, email, code_for):
         self.heading("Sign in")
@@ -89,8 +136,13 @@ class Console:
         self.heading("Enter the code")
         self.fill("Code", code_for(email)).send_keys(Keys.ENTER)
 
+    def resize(self, width):
+        self.driver.set_window_size(width, 900)
+        self.until(lambda d: d.execute_script("return window.innerWidth") == width, f"{width} px wide")
+
     def check(self, name):
-        """axe-core on the page as it is, then a screenshot at both widths."""
+        """axe-core on the page once it is settled, then a screenshot at both widths."""
+        self.until(self.settled, f"done loading {name}")
         axe = Axe(self.driver)
         axe.inject()
         results = axe.run()
@@ -99,26 +151,25 @@ class Console:
             raise AssertionError(f"axe on {name}: " + json.dumps(
                 [{"id": v["id"], "impact": v["impact"], "nodes": [n["target"] for n in v["nodes"]]} for v in serious]))
         for width in (1280, 360):
-            self.driver.set_window_size(width, 900)
-            time.sleep(0.2)  # a resize is not an event to wait on; only the picture depends on it
+            self.resize(width)
             self.driver.save_screenshot(os.path.join(self.screenshots, f"{name}-{width}.png"))
-        self.driver.set_window_size(1280, 900)
+        self.resize(1280)
 
 
 def outbox_code(conninfo):
     def code(email):
-        deadline = time.monotonic() + WAIT_SECONDS
-        while time.monotonic() < deadline:
+        def found(_):
             # On standard input: psql interpolates :'email' (quoted) there, not in -c.
             body = subprocess.run(
                 ["psql", conninfo, "-At", "-v", f"email={email}"],
                 input="SELECT body FROM outbox WHERE recipient = :'email' ORDER BY created_at DESC, id DESC LIMIT 1;\n",
                 capture_output=True, text=True, check=True).stdout
-            found = re.search(r"\b\d{6}\b", body)
-            if found:
-                return found.group(0)
-            time.sleep(0.1)  # polling the outbox for a row a request writes: bounded above
-        raise AssertionError(f"no code for {email} in the outbox")
+            match = re.search(r"\b\d{6}\b", body)
+            return match.group(0) if match else False
+        try:
+            return WebDriverWait(None, WAIT_SECONDS, poll_frequency=0.1).until(found)
+        except TimeoutException:
+            raise AssertionError(f"no code for {email} in the outbox") from None
     return code
 
 
@@ -150,7 +201,7 @@ def production(args):
         console.heading("Reports")
         console.text("Report for the console")
         console.check("reports")
-        note = console.wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "li.report label").text)
+        note = console.until(lambda d: d.find_element(By.CSS_SELECTOR, "li.report label").text, "showing a note field")
         console.fill(note, "removed in the browser test")
         console.press("Remove")  # the one open report's
         console.text("No open reports.")
@@ -162,9 +213,9 @@ def production(args):
         console.text("Suspended")
         console.check("users")
         console.press("Suspend")
-        console.wait.until(lambda d: any(b.text == "Unsuspend" for b in d.find_elements(By.TAG_NAME, "button")))
+        console.button("Unsuspend")
         console.press("Unsuspend")
-        console.wait.until(lambda d: any(b.text == "Suspend" for b in d.find_elements(By.TAG_NAME, "button")))
+        console.button("Suspend")
 
         # The log has all three.
         console.go("log")
@@ -189,7 +240,7 @@ def trust(args):
         console.heading("Sign in")
         console.fill("Email", email).send_keys(Keys.ENTER)
         console.heading("Enter the code")
-        driver.find_element(By.LINK_TEXT, "mailbox").click()
+        console.until(ready.element_to_be_clickable((By.LINK_TEXT, "mailbox")), "showing the mailbox link").click()
         console.heading("Mailbox")
         console.text("sign-in code")
         console.check("mailbox")
@@ -208,23 +259,22 @@ def trust(args):
         console.text("Seeded 5 users, 20 posts")
         console.go("overview")
         console.heading("Overview")
-        console.wait.until(lambda d: re.search(r"posts\s+20\s+20", d.find_element(By.TAG_NAME, "main").text))
+        console.until(lambda d: re.search(r"posts\s+20\s+20", d.find_element(By.TAG_NAME, "main").text),
+                      "counting the 20 posts seeded")
 
         console.go("events")
         console.heading("Live events")
         console.check("events")
 
         # The keyboard alone: the first stop skips to the page, then the pages in order;
-        # Enter on one opens it.
+        # Enter on one opens it. (`heading` waits for the page's own focus on `main`, which
+        # comes last: a Tab before it would be taken back.)
         console.open("overview")
         console.heading("Overview")
-        body = driver.find_element(By.TAG_NAME, "body")
-        body.send_keys(Keys.TAB)
-        if driver.switch_to.active_element.text != "Skip to the page":
-            raise AssertionError(f"the first tab stop is {driver.switch_to.active_element.text!r}")
+        driver.find_element(By.TAG_NAME, "body").send_keys(Keys.TAB)
+        console.focused("Skip to the page")
         for _ in range(10):
-            driver.switch_to.active_element.send_keys(Keys.TAB)
-            if driver.switch_to.active_element.text == "Log":
+            if console.tab().text == "Log":
                 break
         else:
             raise AssertionError("Tab never reached the Log page's link")
