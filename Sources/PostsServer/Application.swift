@@ -119,9 +119,10 @@ public final class Application: Sendable {
             let push = !pushConfigured ? "not_configured" : jobs.statistics.counters(of: .push).lastTryFailed ? "failing" : "ok"
             return [("mail", mail), ("storage", storageMetrics.isFailing ? "failing" : "ok"), ("push", push)]
         })
-        ConsoleAPIRoutes.register(on: &routes, moderation: moderation, overview: overview, lookup: UserLookup(pool: pool))
-        ConsoleRoutes.register(on: &routes, assets: consoleAssets)
         let sessions = Sessions(pool: pool, lifetimeSeconds: configuration.tokenLifetime.components.seconds, clock: clock)
+        ConsoleAPIRoutes.register(on: &routes, moderation: moderation, overview: overview, lookup: UserLookup(pool: pool),
+                                  record: UserRecord(pool: pool, sessions: sessions))
+        ConsoleRoutes.register(on: &routes, assets: consoleAssets)
         PushTokenRoutes.register(on: &routes, tokens: PushTokens(pool: pool))
         AccountRoutes.register(on: &routes, sessions: sessions, export: AccountExport(pool: pool, sessions: sessions),
                                deletion: AccountDeletion(pool: pool, effects: effects, images: images))

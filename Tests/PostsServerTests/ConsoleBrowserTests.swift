@@ -15,6 +15,8 @@ import TestSupport
     static let screenshots = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../.build/console-screenshots").standardizedFileURL.path
 
+    static let suspectDevice = "Pixel-7 of the suspect"
+
     private static func flows(_ arguments: [String]) throws {
         let python = try #require(ProcessInfo.processInfo.environment["SMTP_RELAY_PYTHON"],
                                   "SMTP_RELAY_PYTHON is unset: run `source scripts/python-tools.sh` (it installs Selenium)")
@@ -32,8 +34,9 @@ import TestSupport
         // The moderator has signed in once (the account exists), then the operator's command.
         _ = try AuthTests.signIn("mod@example.com", in: app, client: api)
         #expect(try Roles.grant("moderator", toEmail: "mod@example.com", conninfo: conninfo)?.now == "moderator")
+        // The suspect signs in from a named device: the Users page lists that session.
         let suspect = try APIClient(port: app.server.port)
-        suspect.headers["Authorization"] = "Bearer \(try AuthTests.signIn("suspect@example.com", in: app, client: suspect))"
+        suspect.headers["Authorization"] = "Bearer \(try ConsoleTests.signIn("suspect@example.com", device: Self.suspectDevice, in: app))"
         let post = try suspect.createPost("Something to report")
         let suspectID = try suspect.userID()
         let reporter = try APIClient(port: app.server.port)
@@ -42,7 +45,8 @@ import TestSupport
                                   json: ["post_id": post.id, "reason": "spam", "details": "Report for the console"]).status == 201)
 
         try Self.flows(["production", "--url", "http://127.0.0.1:\(app.server.port)", "--conninfo", conninfo,
-                        "--moderator", "mod@example.com", "--user", "plain@example.com", "--suspect-id", String(suspectID)])
+                        "--moderator", "mod@example.com", "--user", "plain@example.com", "--suspect-id", String(suspectID),
+                        "--suspect-device", Self.suspectDevice])
 
         // What the browser did is what the API shows: the post removed, the user back, all logged.
         #expect(try reporter.get("/api/posts/\(post.id)").status == 404)

@@ -3,9 +3,10 @@ import Foundation
 import Testing
 import TestSupport
 
-/// The console's page, its assets and its two read routes: the security headers on every
+/// The console's page, its assets and its read routes: the security headers on every
 /// console answer, content-hashed asset URLs cached for a year, no inline script or style
-/// in any file, and the moderator-only overview and user lookup.
+/// in any file, and the moderator-only overview, user lookup, and a user's sessions and
+/// the reports against them.
 @Suite(.serialized) struct ConsoleTests {
     @Test func thePage_andItsAssets_carryTheSecurityHeaders_andAreCachedByContent() throws {
         let app = try TestApplication.start()
@@ -98,5 +99,95 @@ import TestSupport
         #expect(try mod.send("POST", "/api/moderation/users/\(ashID)/suspend", json: [:]).status == 200)
         let found = try #require(try mod.get("/api/moderation/users?q=ash").json["users"] as? [[String: Any]])
         #expect((found.first?["user"] as? [String: Any])?["suspended"] as? Bool == true)
+    }
+
+    /// A user's live sessions as their owner sees them (never the token), newest first, and
+    /// every report on them, their posts or their comments with its reporter and state;
+    /// moderators only, 404 for no one, pages by cursor.
+    @Test func aUsersSessionsAndTheReportsAgainstThem_areForModeratorsOnly() throws {
+        let app = try TestApplication.start()
+        defer { app.stop() }
+        let mod = try APIClient.moderator("mod@example.com", on: app)
+        let plain = try APIClient.user("plain@example.com", on: app)
+        let blair = try APIClient.user("blair@example.com", on: app)
+        var tokens: [String] = []
+        for device in ["phone", "laptop", "tablet"] {
+            tokens.append(try Self.signIn("ash@example.com", device: device, in: app))
+        }
+        let ash = try APIClient(port: app.server.port)
+        ash.headers["Authorization"] = "Bearer \(tokens[1])"
+        let ashID = try ash.userID()
+        #expect(try ash.send("POST", "/api/auth/logout").status == 200)  // the laptop's session ends
+        ash.headers["Authorization"] = "Bearer \(tokens[2])"
+        let sessions = "/api/moderation/users/\(ashID)/sessions", reports = "/api/moderation/users/\(ashID)/reports"
+        let anonymous = try APIClient(port: app.server.port)
+        for path in [sessions, reports] {
+            #expect(try plain.get(path).status == 403, "\(path)")
+            #expect(try anonymous.get(path).status == 401, "\(path)")
+            #expect(try mod.get(path + "?limit=0").status == 400, "\(path)")
+        }
+        for path in ["/api/moderation/users/999999/sessions", "/api/moderation/users/999999/reports"] {
+            #expect(try mod.get(path).status == 404, "\(path)")
+        }
+
+        let listed = try mod.get(sessions)
+        #expect(listed.status == 200)
+        let live = try #require(listed.json["sessions"] as? [[String: Any]])
+        #expect(live.compactMap { $0["device_id"] as? String } == ["tablet", "phone"])
+        #expect(live.allSatisfy { Set($0.keys) == ["id", "device_id", "created_at", "last_used_at", "current"] })
+        #expect(live.allSatisfy { $0["current"] as? Bool == false })
+        #expect(listed.json["next_cursor"] is NSNull)
+        #expect(tokens.allSatisfy { !listed.text.contains($0) })
+        let first = try mod.get(sessions + "?limit=1").json
+        let cursor = try #require(first["next_cursor"] as? String)
+        let rest = try mod.get(sessions + "?limit=1&cursor=\(cursor)").json
+        #expect((rest["sessions"] as? [[String: Any]])?.first?["device_id"] as? String == "phone")
+        #expect(rest["next_cursor"] is NSNull)
+
+        // Against ash: their post, their comment, them. Not ash's: a report on blair's post.
+        let ashsPost = try ash.createPost("Ash's post")
+        let blairsPost = try blair.createPost("Blair's post")
+        let comment = try ash.send("POST", "/api/posts/\(blairsPost.id)/comments", json: ["body": "a comment"])
+        let commentID = try #require((comment.json["comment"] as? [String: Any])?["id"] as? String)
+        for target: [String: Any] in [["post_id": ashsPost.id, "reason": "spam", "details": "on the post"],
+                                      ["comment_id": commentID, "reason": "harassment"],
+                                      ["user_id": ashID, "reason": "self_harm", "details": "on ash"]] {
+            #expect(try blair.send("POST", "/api/reports", json: target).status == 201)
+        }
+        #expect(try plain.send("POST", "/api/reports", json: ["post_id": blairsPost.id, "reason": "spam"]).status == 201)
+        let queue = try #require(try mod.get("/api/moderation/reports").json["reports"] as? [[String: Any]])
+        let onComment = try #require(queue.first { ($0["target"] as? [String: Any])?["type"] as? String == "comment" })
+        #expect(try mod.send("POST", "/api/moderation/reports/\(try #require(onComment["id"] as? Int))/resolve",
+                             json: ["action": "dismiss"]).status == 200)
+
+        let against = try #require(try mod.get(reports).json["reports"] as? [[String: Any]])
+        #expect(against.map { $0["reason"] as? String } == ["self_harm", "harassment", "spam"])
+        #expect(against.map { ($0["target"] as? [String: Any])?["type"] as? String } == ["user", "comment", "post"])
+        #expect(against.map { $0["status"] as? String } == ["open", "resolved", "open"])
+        #expect(against.map { $0["action"] as? String } == [nil, "dismiss", nil])
+        #expect(against[1]["resolved_at"] is String && against[0]["resolved_at"] is NSNull)
+        #expect(against.map { $0["details"] as? String } == ["on ash", "", "on the post"])
+        #expect(against.allSatisfy { ($0["reporter"] as? [String: Any])?["user_id"] as? Int == (try? blair.userID()) })
+        #expect(((against[2]["target"] as? [String: Any])?["id"] as? Int) == ashsPost.id)
+        let found = try #require(try mod.get("/api/moderation/users?q=\(ashID)").json["users"] as? [[String: Any]])
+        #expect(found.first?["reports_against"] as? Int == against.count)
+        let page = try mod.get(reports + "?limit=2").json
+        let next = try #require(page["next_cursor"] as? String)
+        let last = try #require(try mod.get(reports + "?limit=2&cursor=\(next)").json["reports"] as? [[String: Any]])
+        #expect(last.map { $0["reason"] as? String } == ["spam"])
+
+        // A suspension ends every session: the list says so at once.
+        #expect(try mod.send("POST", "/api/moderation/users/\(ashID)/suspend", json: [:]).status == 200)
+        #expect((try mod.get(sessions).json["sessions"] as? [Any])?.isEmpty == true)
+    }
+
+    /// Signs in with the emailed code from a named device; the token.
+    static func signIn(_ email: String, device: String, in app: Application) throws -> String {
+        let client = try APIClient(port: app.server.port)
+        #expect(try client.send("POST", "/api/auth/send-code", json: ["email": email]).status == 200)
+        let verified = try client.send("POST", "/api/auth/verify-code", json: [
+            "email": email, "code": try AuthTests.latestCode(for: email, in: app), "device_id": device,
+        ])
+        return try #require(verified.json["token"] as? String, "\(verified.text)")
     }
 }

@@ -4,7 +4,7 @@ does; axe-core checks every page it reaches (no serious or critical violation), 
 screenshot of each page is saved at 1280 and 360 px wide.
 
     python console_flows.py production --url URL --conninfo CONNINFO --screenshots DIR \
-        --moderator EMAIL --user EMAIL --suspect-id ID
+        --moderator EMAIL --user EMAIL --suspect-id ID --suspect-device NAME
     python console_flows.py trust --url URL --screenshots DIR
 
 `production`: token mode. Codes are read from the outbox with psql (no mail server: the
@@ -130,6 +130,15 @@ class Console:
         self.until(lambda d: d.switch_to.active_element != before, "moved on by Tab")
         return self.driver.switch_to.active_element
 
+    def section(self, title):
+        """The text of the first person's section whose heading begins with `title`."""
+        return self.driver.find_element(
+            By.XPATH, f"(//main//li[contains(@class,'person')])[1]//section[h3[starts-with(normalize-space(),'{title}')]]").text
+
+    def in_section(self, title, fragments):
+        self.until(lambda d: self.settled(d) and all(f in self.section(title) for f in fragments),
+                   f"listing {fragments!r} under {title!r}")
+
     def sign_in(self, email, code_for):
         self.heading("Sign in")
         self.fill("Email", email).send_keys(Keys.ENTER)
@@ -196,6 +205,15 @@ def production(args):
         console.text("Totals")
         console.check("overview")
 
+        # Whom the report is about: their sessions (the device they named) and the open
+        # report against them, with its reason, reporter and details.
+        console.go("users")
+        console.heading("Users")
+        console.fill("Email, username or id", args.suspect_id).send_keys(Keys.ENTER)
+        console.in_section("Sessions", [args.suspect_device, "Signed in", "Last used"])
+        console.in_section("Reports against them (1)", ["spam (open)", "By plain", "Report for the console"])
+        console.check("users")
+
         # The open report, its post as a reader sees it; removed with a note.
         console.go("reports")
         console.heading("Reports")
@@ -206,14 +224,15 @@ def production(args):
         console.press("Remove")  # the one open report's
         console.text("No open reports.")
 
-        # Suspend the user, then unsuspend them.
+        # Suspend the user (which ends their sessions), then unsuspend them.
         console.go("users")
         console.heading("Users")
         console.fill("Email, username or id", args.suspect_id).send_keys(Keys.ENTER)
         console.text("Suspended")
-        console.check("users")
+        console.in_section("Sessions", [args.suspect_device])
         console.press("Suspend")
         console.button("Unsuspend")
+        console.in_section("Sessions", ["No live sessions."])
         console.press("Unsuspend")
         console.button("Suspend")
 
@@ -293,6 +312,7 @@ def main():
     parser.add_argument("--moderator")
     parser.add_argument("--user")
     parser.add_argument("--suspect-id")
+    parser.add_argument("--suspect-device")
     args = parser.parse_args()
     os.makedirs(args.screenshots, exist_ok=True)
     try:

@@ -1,11 +1,12 @@
 import HTTP
 
 /// The read routes the console needs beyond the documented moderation API (API.md "The
-/// console"): the overview's numbers and finding a user. Moderators and admins only (403
-/// for anyone else, 401 without a caller), like every `/api/moderation` route.
+/// console"): the overview's numbers, finding a user, and a user's sessions and the reports
+/// against them. Moderators and admins only (403 for anyone else, 401 without a caller),
+/// like every `/api/moderation` route.
 enum ConsoleAPIRoutes {
     static func register(on routes: inout RouteTable, moderation: ModerationService, overview: ConsoleOverview,
-                         lookup: UserLookup) {
+                         lookup: UserLookup, record: UserRecord) {
         routes.get("/api/moderation/overview", access: .required) { _, context in
             try moderation.requireModerator(context.requireCaller())
             var answer = JSONObject.success()
@@ -21,5 +22,27 @@ enum ConsoleAPIRoutes {
             guard text.count <= 256 else { throw APIError.malformed("q must be at most 256 characters") }
             return Response.json(try lookup.find(text))
         }
+
+        routes.get("/api/moderation/users/:id/sessions", access: .required) { request, context in
+            let caller = try context.requireCaller()
+            try moderation.requireModerator(caller)
+            let page = try record.sessions(of: try context.parameters.require("id", as: Int64.self),
+                                           PageRequest<KeysetCursor>(request.query), caller: caller)
+            return pageAnswer("sessions", page)
+        }
+
+        routes.get("/api/moderation/users/:id/reports", access: .required) { request, context in
+            try moderation.requireModerator(context.requireCaller())
+            let page = try record.reports(against: try context.parameters.require("id", as: Int64.self),
+                                          PageRequest<KeysetCursor>(request.query))
+            return pageAnswer("reports", page)
+        }
+    }
+
+    private static func pageAnswer(_ key: String, _ page: (json: [UInt8], next: KeysetCursor?)) -> Response {
+        var answer = JSONObject.success()
+        answer.addRaw(key, page.json)
+        answer.add("next_cursor", page.next?.text)
+        return answer.response()
     }
 }
