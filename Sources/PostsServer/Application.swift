@@ -8,6 +8,8 @@ public final class Application: Sendable {
     public let configuration: Configuration
     public let server: Server
     public let pool: ConnectionPool
+    /// The one clock every time the server keeps follows (`ServerClock`).
+    public let clock: ServerClock
     /// Each `OIDC_PROVIDERS` provider's signing keys, by name, fetched until `stop`.
     let providerKeys: [String: ProviderKeys]
     /// Measures the replicas reads may go to (`DATABASE_REPLICA_URLS`); nil without any.
@@ -34,6 +36,7 @@ public final class Application: Sendable {
         try configuration.validate()
         guard let databaseURL = configuration.databaseURL else { throw Configuration.Invalid.missingDatabaseURL }
         self.configuration = configuration
+        self.clock = clock
         do {
             blockedWords = try BlockedWords(path: configuration.blockedWordsFile, logger: logger)
         } catch {
@@ -66,7 +69,7 @@ public final class Application: Sendable {
 
         let accounts = Accounts(pool: pool, blockedWords: blockedWords)
         let tokens = Tokens(pool: pool, lifetimeSeconds: configuration.tokenLifetime.components.seconds, clock: clock)
-        let outbox = Outbox(pool: pool, jobs: scheduler)
+        let outbox = Outbox(pool: pool, jobs: scheduler, clock: clock)
         let auth = AuthService(pool: pool, accounts: accounts, tokens: tokens, outbox: outbox,
                                logsCodes: configuration.logsLoginCodes, logger: logger)
         let identity = Identity(tokens: tokens, accounts: accounts, trustsEmails: configuration.authMode == .trust)
@@ -102,19 +105,19 @@ public final class Application: Sendable {
                             identities: Identities(pool: pool, providers: configuration.oidcProviders), clock: clock)
         ProfileRoutes.register(on: &routes, profiles: profiles, images: images, blockedWords: blockedWords)
         PostRoutes.register(on: &routes, posts: posts, uploadDirectory: configuration.uploadDirectory,
-                            blockedWords: blockedWords)
+                            blockedWords: blockedWords, clock: clock)
         SearchRoutes.register(on: &routes, search: SearchService(pool: pool), tags: TagService(pool: pool, clock: clock))
         UploadRoutes.register(on: &routes, images: images)
         LikeRoutes.register(on: &routes, likes: LikeService(pool: pool, effects: effects))
-        CommentRoutes.register(on: &routes, comments: comments, blockedWords: blockedWords)
+        CommentRoutes.register(on: &routes, comments: comments, blockedWords: blockedWords, clock: clock)
         CommentLikeRoutes.register(on: &routes, likes: CommentLikeService(pool: pool, effects: effects))
         RelationRoutes.register(on: &routes, relations: RelationService(pool: pool, effects: effects))
         FollowRoutes.register(on: &routes, follows: FollowService(pool: pool, effects: effects), feed: FeedService(pool: pool))
         let consoleAssets = Self.consoleAssets(in: configuration.consoleDirectory, logger: logger)
-        let moderation = ModerationService(pool: pool, posts: posts, comments: comments)
+        let moderation = ModerationService(pool: pool, posts: posts, comments: comments, clock: clock)
         ModerationRoutes.register(on: &routes, reports: ReportService(pool: pool), moderation: moderation)
         let pushConfigured = configuration.push != nil
-        let overview = ConsoleOverview(pool: pool, health: { [jobs] in
+        let overview = ConsoleOverview(pool: pool, clock: clock, health: { [jobs] in
             let mail = mailState().rawValue
             let push = !pushConfigured ? "not_configured" : jobs.statistics.counters(of: .push).lastTryFailed ? "failing" : "ok"
             return [("mail", mail), ("storage", storageMetrics.isFailing ? "failing" : "ok"), ("push", push)]
@@ -123,11 +126,11 @@ public final class Application: Sendable {
         ConsoleAPIRoutes.register(on: &routes, moderation: moderation, overview: overview, lookup: UserLookup(pool: pool),
                                   record: UserRecord(pool: pool, sessions: sessions))
         ConsoleRoutes.register(on: &routes, assets: consoleAssets)
-        PushTokenRoutes.register(on: &routes, tokens: PushTokens(pool: pool))
+        PushTokenRoutes.register(on: &routes, tokens: PushTokens(pool: pool, clock: clock))
         AccountRoutes.register(on: &routes, sessions: sessions, export: AccountExport(pool: pool, sessions: sessions),
-                               deletion: AccountDeletion(pool: pool, effects: effects, images: images))
+                               deletion: AccountDeletion(pool: pool, effects: effects, images: images, clock: clock))
         // LISTEN holds its session: never through a transaction-mode pooler.
-        feed = ChangeFeed(conninfo: configuration.database.direct(primary: databaseURL), logger: logger, nudge: nudge, keepAliveInterval: configuration.eventsKeepAlive)
+        feed = ChangeFeed(conninfo: configuration.database.direct(primary: databaseURL), logger: logger, nudge: nudge, clock: clock, keepAliveInterval: configuration.eventsKeepAlive)
         pruner = ChangePruner(pool: pool, retention: configuration.changesRetention,
                               tokenLifetime: configuration.tokenLifetime,
                               notificationsRetention: configuration.notificationsRetention,
@@ -146,7 +149,7 @@ public final class Application: Sendable {
             openConnections: { madeServer.withLock { $0?.openConnections ?? 0 } }))
         if configuration.authMode == .trust {
             DevRoutes.register(on: &routes, outbox: outbox, reset: DevReset(pool: pool, images: images),
-                               seed: DemoSeed(pool: pool))
+                               seed: DemoSeed(pool: pool, clock: clock))
         }
         router = routes.router
 

@@ -46,7 +46,7 @@ struct Dev: ParsableCommand {
         }
         try Migrations.apply(conninfo: configuration.directDatabaseURL!, directory: Migrations.locate(), logger: logger)
         let application = try Application(configuration: configuration, logger: logger)
-        if try DemoSeed(pool: application.pool).seedIfEmpty() {
+        if try DemoSeed(pool: application.pool, clock: application.clock).seedIfEmpty() {
             logger.info("seeded demo users and posts")
         }
         logger.info("try it: curl \(application.server.baseURL)/api/health")

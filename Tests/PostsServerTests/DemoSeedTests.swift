@@ -10,8 +10,8 @@ import TestSupport
 
     @Test func seedIfEmpty_runsOnceWithExactCounters() throws {
         let pool = ConnectionPool(ConnectionPool.Configuration(conninfo: try TestDatabase.makeDatabase(), size: 1))
-        #expect(try DemoSeed(pool: pool).seedIfEmpty())
-        #expect(try !DemoSeed(pool: pool).seedIfEmpty())
+        #expect(try DemoSeed(pool: pool, clock: ServerClock()).seedIfEmpty())
+        #expect(try !DemoSeed(pool: pool, clock: ServerClock()).seedIfEmpty())
         #expect(try Self.counterMismatches(pool) == 0)
         let posts: Int = try pool.withConnection { try $0.query("SELECT count(*) AS n FROM posts").first!.decode("n") }
         #expect(posts >= 3)

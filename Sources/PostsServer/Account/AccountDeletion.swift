@@ -13,6 +13,8 @@ struct AccountDeletion: Sendable {
     let pool: ConnectionPool
     let effects: EventEffects
     let images: ImageStore
+    /// When a large account's deletion hides it (`AccountPurge.begin`).
+    let clock: ServerClock
 
     func delete(_ userID: Int64) throws {
         try pool.withTransaction { connection in
@@ -44,7 +46,7 @@ struct AccountDeletion: Sendable {
             try AccountWithdrawal.likesAndComments(of: userID, except: gone, effects: effects, on: connection)
             let buried = try Self.bury(kept, by: userID, effects: effects, on: connection)
             let removed = try removeSubtrees(of: gone, posts: posts, by: userID, on: connection)
-            let avatar = purgedLater ? try AccountPurge.begin(userID, effects: effects, on: connection)
+            let avatar = purgedLater ? try AccountPurge.begin(userID, effects: effects, clock: clock, on: connection)
                                      : try Self.removeUser(userID, effects: effects, on: connection)
             try images.drop(buried + removed + [avatar], on: connection)
         }

@@ -34,11 +34,11 @@ final class AccountPurge: JobHandler {
     /// In the deletion's transaction, after the account's content went: the account signed
     /// out, its email, codes, mail and devices gone, its profile deleted (`profile.deleted`);
     /// the purge queued. Returns the avatar to drop.
-    static func begin(_ userID: Int64, effects: EventEffects, on connection: PostgresConnection) throws -> String? {
+    static func begin(_ userID: Int64, effects: EventEffects, clock: ServerClock, on connection: PostgresConnection) throws -> String? {
         let row = try effects.run("""
             WITH old AS (SELECT email FROM users WHERE id = \(userID)),
             renamed AS (
-                UPDATE users SET email = 'deleted-' || id || '@purging.invalid', suspended_at = coalesce(suspended_at, now())
+                UPDATE users SET email = 'deleted-' || id || '@purging.invalid', suspended_at = coalesce(suspended_at, \(clock.now))
                 WHERE id = \(userID)
             ), profile AS (DELETE FROM profiles WHERE user_id = \(userID) RETURNING user_id, avatar_url),
             \(EventTable.profileDeleted.cte(["seq": "1", "user_id": "profile.user_id"], "FROM profile")),

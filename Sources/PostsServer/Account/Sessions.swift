@@ -6,7 +6,7 @@ struct Sessions: Sendable {
     let pool: ConnectionPool
     /// A token unused this long is dead (`TOKEN_TTL`, sliding on `last_used_at`).
     let lifetimeSeconds: Int64
-    /// What "now" is for a session's expiry (the tokens' clock).
+    /// What "now" is for a session's expiry and its revocation (the tokens' clock).
     let clock: ServerClock
 
     /// One session's members, in API.md's order; `current` follows (a bound comparison).
@@ -42,7 +42,7 @@ struct Sessions: Sendable {
     func revoke(_ id: Int64, of caller: Caller) throws -> Bool {
         try pool.withConnection { connection in
             try connection.query("""
-                UPDATE tokens t SET revoked_at = now() WHERE t.id = \(id) AND t.user_id = \(caller.userID) AND \(live("t"))
+                UPDATE tokens t SET revoked_at = \(clock.now) WHERE t.id = \(id) AND t.user_id = \(caller.userID) AND \(live("t"))
                 """).affectedRows == 1
         }
     }
@@ -51,7 +51,7 @@ struct Sessions: Sendable {
     func revokeOthers(of caller: Caller) throws -> Int {
         try pool.withConnection { connection in
             try connection.query("""
-                UPDATE tokens t SET revoked_at = now()
+                UPDATE tokens t SET revoked_at = \(clock.now)
                 WHERE t.user_id = \(caller.userID) AND t.id IS DISTINCT FROM \(caller.tokenID) AND \(live("t"))
                 """).affectedRows
         }

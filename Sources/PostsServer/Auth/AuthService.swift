@@ -8,7 +8,8 @@ struct AuthService: Sendable {
     let pool: ConnectionPool
     let accounts: Accounts
     let tokens: Tokens
-    let codes = LoginCodes()
+    /// Codes live and count by the tokens' clock.
+    var codes: LoginCodes { LoginCodes(clock: tokens.clock) }
     let outbox: Outbox
     /// `posts-server dev` also logs each code, so a developer needs no mailer.
     let logsCodes: Bool

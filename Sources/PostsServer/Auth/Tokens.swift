@@ -7,8 +7,8 @@ struct Tokens: Sendable {
     let pool: ConnectionPool
     /// `TOKEN_TTL`: a token unused this long is dead (401, like a revoked one).
     var lifetimeSeconds: Int64 = 90 * 24 * 3600
-    /// What "now" is for a token's last use and its expiry (tests advance it).
-    var clock = ServerClock()
+    /// What "now" is for a token's last use, its expiry and its revocation (tests advance it).
+    let clock: ServerClock
     /// How stale `last_used_at` may get before a use writes it again: a minute spares the
     /// database a write per request, and a quarter of the lifetime keeps a short one (a
     /// test's few seconds) sliding, so a token used more often than that never dies.
@@ -74,7 +74,7 @@ struct Tokens: Sendable {
 
     func revoke(tokenID: Int64) throws {
         try pool.withConnection { connection in
-            try connection.query("UPDATE tokens SET revoked_at = now() WHERE id = \(tokenID) AND revoked_at IS NULL")
+            try connection.query("UPDATE tokens SET revoked_at = \(clock.now) WHERE id = \(tokenID) AND revoked_at IS NULL")
         }
     }
 }

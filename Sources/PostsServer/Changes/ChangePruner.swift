@@ -10,10 +10,12 @@ import Synchronization
 ///
 /// Each round then runs the `UpkeepPruner` (codes, mail, tokens, idempotency keys,
 /// notifications, push tokens, the feeds' depth): one background thread for all the
-/// pruning an instance does.
+/// pruning an instance does. Ages are the `ServerClock`'s: what an advance of it puts past
+/// its retention goes in the next round (a test calls `pruneOnce` rather than wait for it).
 final class ChangePruner: Sendable {
     private let pool: ConnectionPool
     let upkeep: UpkeepPruner
+    private let clock: ServerClock
     private let retention: Duration
     private let interval: Duration
     private let logger: Logger
@@ -30,8 +32,9 @@ final class ChangePruner: Sendable {
 
     init(pool: ConnectionPool, retention: Duration, tokenLifetime: Duration = .seconds(90 * 24 * 3600),
          notificationsRetention: Duration = .seconds(90 * 24 * 3600), pushTokenRetention: Duration = .seconds(270 * 24 * 3600),
-         interval: Duration = .seconds(30), clock: ServerClock = ServerClock(), logger: Logger) {
+         interval: Duration = .seconds(30), clock: ServerClock, logger: Logger) {
         self.pool = pool
+        self.clock = clock
         upkeep = UpkeepPruner(pool: pool, tokenLifetimeSeconds: tokenLifetime.components.seconds,
                               notificationsRetentionSeconds: notificationsRetention.components.seconds,
                               pushTokenRetentionSeconds: pushTokenRetention.components.seconds, clock: clock)
@@ -87,7 +90,7 @@ final class ChangePruner: Sendable {
                         SELECT txid, position FROM changes ORDER BY txid, position LIMIT \(Self.batch)
                     ), gone AS (
                         DELETE FROM changes c USING oldest o
-                        WHERE c.txid = o.txid AND c.position = o.position AND c.at < now() - make_interval(secs => \(seconds))
+                        WHERE c.txid = o.txid AND c.position = o.position AND c.at < \(clock.now) - make_interval(secs => \(seconds))
                         RETURNING c.txid, c.position
                     ), highest AS (
                         SELECT txid, position FROM gone ORDER BY txid DESC, position DESC LIMIT 1

@@ -43,10 +43,11 @@ struct ChangeReader: Sendable {
     }
 
     /// In ms, how old the oldest change after `since` that has committed but is not yet
-    /// below the horizon is: what a long-running transaction holds back; 0 when none.
-    static func heldBackAge(after since: ChangeKey, on connection: PostgresConnection) throws -> Int {
+    /// below the horizon is: what a long-running transaction holds back; 0 when none. (The
+    /// statement runs alone, so the clock's `now` is the statement's.)
+    static func heldBackAge(after since: ChangeKey, clock: ServerClock, on connection: PostgresConnection) throws -> Int {
         var query: SQLQuery = """
-            SELECT coalesce(floor(extract(epoch FROM clock_timestamp() - (
+            SELECT coalesce(floor(extract(epoch FROM \(clock.now) - (
                 SELECT c.at FROM changes c WHERE true
             """
         query.append(since.after)

@@ -4,7 +4,9 @@ import HTTP
 /// `GET`/`POST /api/posts/<id>/comments`, `GET /api/comments/<id>/replies` and
 /// `DELETE /api/comments/<comment_id>`; the likes of comments are `CommentLikeRoutes`.
 enum CommentRoutes {
-    static func register(on routes: inout RouteTable, comments: CommentService, blockedWords: BlockedWords) {
+    /// `clock`: the day an `Idempotency-Key` is remembered for.
+    static func register(on routes: inout RouteTable, comments: CommentService, blockedWords: BlockedWords,
+                         clock: ServerClock) {
         routes.get("/api/posts/:id/comments", etag: true) { request, context in
             let id = try context.parameters.require("id", as: Int64.self)
             let all = try flag(request.query["all"], "all")
@@ -39,7 +41,7 @@ enum CommentRoutes {
                 return uuid
             }
             try blockedWords.check(body)
-            let idempotency = try IdempotentRequest(request, caller: caller, fields: fields)
+            let idempotency = try IdempotentRequest(request, caller: caller, fields: fields, clock: clock)
             return try comments.add(body, to: id, replyTo: replyTo, by: caller, idempotency: idempotency).response(as: "comment")
         }
 

@@ -7,18 +7,21 @@ import Postgres
 /// version. One statement; the counts of the day read the tables' `created_at` indexes.
 struct ConsoleOverview: Sendable {
     let pool: ConnectionPool
+    /// Whose day "the last 24 h" is.
+    let clock: ServerClock
     let health: @Sendable () -> [(String, String)]
 
     func render() throws -> [UInt8] {
+        let day: SQLQuery = "\(clock.now) - interval '1 day'"
         let rows = try pool.withConnection { connection in
             try connection.query("""
-                SELECT 'users' AS what, count(*) AS total, count(*) FILTER (WHERE created_at > now() - interval '1 day') AS day
+                SELECT 'users' AS what, count(*) AS total, count(*) FILTER (WHERE created_at > \(day)) AS day
                 FROM users WHERE email <> \(ReservedUser.email)
-                UNION ALL SELECT 'posts', count(*), count(*) FILTER (WHERE created_at > now() - interval '1 day')
+                UNION ALL SELECT 'posts', count(*), count(*) FILTER (WHERE created_at > \(day))
                 FROM posts WHERE NOT deleted
-                UNION ALL SELECT 'comments', count(*), count(*) FILTER (WHERE created_at > now() - interval '1 day') FROM comments
+                UNION ALL SELECT 'comments', count(*), count(*) FILTER (WHERE created_at > \(day)) FROM comments
                 UNION ALL SELECT 'reports', count(*) FILTER (WHERE status = 'open'),
-                                 count(*) FILTER (WHERE created_at > now() - interval '1 day') FROM reports
+                                 count(*) FILTER (WHERE created_at > \(day)) FROM reports
                 UNION ALL SELECT 'job:' || kind, count(*) FILTER (WHERE state <> 'dead'), count(*) FILTER (WHERE state = 'dead')
                 FROM jobs GROUP BY kind
                 """).rows

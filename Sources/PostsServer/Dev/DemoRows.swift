@@ -8,6 +8,7 @@ import Postgres
 /// to meet the pool's statement timeout.
 struct DemoRows {
     let effects: EventEffects
+    let clock: ServerClock
     let connection: PostgresConnection
 
     /// The new users' ids, in the plan's order.
@@ -63,7 +64,7 @@ struct DemoRows {
             ), p AS (
                 INSERT INTO posts (id, user_id, parent_id, title, summary, body, location_tag, created_at, tags)
                 SELECT id, user_id, nullif(parent_id, 0), title, summary, body, nullif(location_tag, ''),
-                       now() - minutes_ago * interval '1 minute', nullif(tags, '')::json
+                       \(clock.now) - minutes_ago * interval '1 minute', nullif(tags, '')::json
                 FROM input ORDER BY k
                 RETURNING *
             ), named_tags AS (
@@ -125,7 +126,7 @@ struct DemoRows {
                     WITH ORDINALITY AS i(id, reply_to, reply_to_author, post_id, user_id, body, rank, seconds_ago, k)
             ), c AS (
                 INSERT INTO comments (id, reply_to, post_id, user_id, body, created_at)
-                SELECT id::uuid, nullif(reply_to, '')::uuid, post_id, user_id, body, now() - seconds_ago * interval '1 second'
+                SELECT id::uuid, nullif(reply_to, '')::uuid, post_id, user_id, body, \(clock.now) - seconds_ago * interval '1 second'
                 FROM input ORDER BY k
                 RETURNING *
             ),

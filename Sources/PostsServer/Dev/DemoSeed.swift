@@ -24,10 +24,13 @@ public struct DemoSeed: Sendable {
     static let rowsPerStatement = 2_000
 
     let pool: ConnectionPool
+    /// Posts and comments are dated back from its now.
+    let clock: ServerClock
     let effects = EventEffects(jobs: .none)
 
-    public init(pool: ConnectionPool) {
+    public init(pool: ConnectionPool, clock: ServerClock) {
         self.pool = pool
+        self.clock = clock
     }
 
     /// True when it seeded: only a database without users gets the first-start demo. The
@@ -63,7 +66,7 @@ public struct DemoSeed: Sendable {
             let created = try DemoRows.insertUsers(plan.users, on: connection)
             let authors = userCount > 0 ? created : existing
             let follows = try DemoFollows.insert(among: created, effects: effects, on: connection)
-            let rows = DemoRows(effects: effects, connection: connection)
+            let rows = DemoRows(effects: effects, clock: clock, connection: connection)
             let postIDs = try DemoRows.reservePostIDs(count: plan.posts.count, on: connection)
             for range in Self.slices(of: plan.posts.count) {
                 try rows.insertPosts(plan.posts[range], of: plan.posts, ids: postIDs, authors: authors)

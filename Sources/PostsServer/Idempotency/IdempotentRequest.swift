@@ -4,12 +4,14 @@ import Postgres
 /// A create that honours `Idempotency-Key` (API.md "Retries"): the same key from the same
 /// user within 24 hours answers the first answer again and creates nothing; the same key
 /// with a different body is 422; while the first request with that key still runs, 409
-/// with `Retry-After`. Both steps run inside the create's own transaction.
+/// with `Retry-After`. Both steps run inside the create's own transaction. The 24 hours are
+/// the server clock's: the key's stamp is written from it, and judged by it.
 struct IdempotentRequest: Sendable {
     let userID: Int64
     let key: String
     /// What makes two requests the same: method, path and fields (files by name and size).
     let fingerprint: String
+    let clock: ServerClock
 
     static let maxKeyLength = 255
 
@@ -20,7 +22,7 @@ struct IdempotentRequest: Sendable {
     }
 
     /// Nil when the request sent no key; 400 for a key that is empty, too long or not text.
-    init?(_ request: Request, caller: Caller, fields: BodyFields) throws(APIError) {
+    init?(_ request: Request, caller: Caller, fields: BodyFields, clock: ServerClock) throws(APIError) {
         guard let key = request.headers["Idempotency-Key"] else { return nil }
         guard !key.isEmpty, key.utf8.count <= Self.maxKeyLength, key.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else {
             throw .malformed("Idempotency-Key must be 1 to \(Self.maxKeyLength) printable ASCII characters")
@@ -29,6 +31,7 @@ struct IdempotentRequest: Sendable {
         self.key = key
         let files = (request.form?.files ?? []).map { "\($0.fieldName):\($0.filename ?? ""):\($0.size)" }
         fingerprint = "\(request.method) \(request.path)\n\(fields.fingerprint)\n\(files.joined(separator: ","))"
+        self.clock = clock
     }
 
     /// The first answer when this key was used before; nil to go on and create. Holds the
@@ -43,7 +46,7 @@ struct IdempotentRequest: Sendable {
         guard let row = try connection.query("""
             SELECT status, response, request_hash = sha256(convert_to(\(fingerprint), 'UTF8')) AS same
             FROM idempotency_keys
-            WHERE user_id = \(userID) AND key = \(key) AND created_at > now() - interval '24 hours'
+            WHERE user_id = \(userID) AND key = \(key) AND created_at > \(clock.now) - interval '24 hours'
             """).first else { return nil }
         guard try row.decode("same", as: Bool.self) else {
             throw APIError.invalid("this Idempotency-Key was used with a different request")
@@ -57,11 +60,11 @@ struct IdempotentRequest: Sendable {
         var answer = JSONObject.success()
         answer.addRaw(resourceKey, resource)
         try connection.query("""
-            INSERT INTO idempotency_keys (user_id, key, request_hash, status, response)
+            INSERT INTO idempotency_keys (user_id, key, request_hash, status, response, created_at)
             VALUES (\(userID), \(key), sha256(convert_to(\(fingerprint), 'UTF8')), \(Int32(201)),
-                    \(answer.finished))
+                    \(answer.finished), \(clock.now))
             ON CONFLICT (user_id, key) DO UPDATE SET request_hash = excluded.request_hash, status = excluded.status,
-                response = excluded.response, created_at = now()
+                response = excluded.response, created_at = excluded.created_at
             """)
     }
 }

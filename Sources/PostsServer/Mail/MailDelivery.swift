@@ -24,7 +24,7 @@ final class MailDelivery: JobHandler {
         JobWorker(kind: .mail, makeHandler: { cancellation in
             try MailDelivery(settings: settings, erasesFinished: erasesFinished, cancellation: cancellation)
         }, died: { payloads, context in
-            try markFailed(outboxIDsIn: payloads, erasing: erasesFinished, on: context.pool)
+            try markFailed(outboxIDsIn: payloads, erasing: erasesFinished, context: context)
         })
     }
 
@@ -59,7 +59,7 @@ final class MailDelivery: JobHandler {
         // gone for a moment) must not send them again. They stay unmarked (and, in token
         // mode, unerased until the pruner's 24 hours).
         do {
-            try mark(sent: sent, on: context.pool)
+            try mark(sent: sent, context: context)
         } catch {
             context.logger.warning("delivered messages could not be marked sent", metadata: ["error": "\(error)"])
         }
@@ -96,11 +96,11 @@ final class MailDelivery: JobHandler {
         }
     }
 
-    private func mark(sent: [Int64], on pool: ConnectionPool) throws {
+    private func mark(sent: [Int64], context: JobContext) throws {
         guard !sent.isEmpty else { return }
-        try pool.withRetriedStatement { connection in
+        try context.pool.withRetriedStatement { connection in
             try connection.query("""
-                UPDATE outbox SET sent_at = now(),
+                UPDATE outbox SET sent_at = \(context.clock.now),
                     subject = CASE WHEN \(erasesFinished) THEN '' ELSE subject END,
                     body = CASE WHEN \(erasesFinished) THEN '' ELSE body END
                 WHERE id = ANY(\(PostgresArray(sent)))
@@ -110,10 +110,10 @@ final class MailDelivery: JobHandler {
 
     /// The messages of mail jobs that died (refused for good, or their window passed):
     /// failed, and erased.
-    static func markFailed(outboxIDsIn payloads: [String], erasing: Bool, on pool: ConnectionPool) throws {
-        try pool.withRetriedStatement { connection in
+    static func markFailed(outboxIDsIn payloads: [String], erasing: Bool, context: JobContext) throws {
+        try context.pool.withRetriedStatement { connection in
             try connection.query("""
-                UPDATE outbox SET failed_at = now(),
+                UPDATE outbox SET failed_at = \(context.clock.now),
                     subject = CASE WHEN \(erasing) THEN '' ELSE subject END,
                     body = CASE WHEN \(erasing) THEN '' ELSE body END
                 WHERE id IN (SELECT (p::json ->> 'outbox_id')::bigint FROM unnest(\(PostgresArray(payloads))) AS p)

@@ -7,6 +7,8 @@ struct ModerationService: Sendable {
     let pool: ConnectionPool
     let posts: PostService
     let comments: CommentService
+    /// When a report is resolved and a user suspended.
+    let clock: ServerClock
 
     /// 403 unless the caller is a moderator or an admin (roles are the operator's to grant).
     func requireModerator(_ caller: Caller) throws {
@@ -77,14 +79,14 @@ struct ModerationService: Sendable {
                 throw APIError.invalid("remove applies to a post or a comment; suspend the user instead")
             case (.suspend, _):
                 guard let author = try ModerationTarget.author(of: key, on: connection),
-                      try Suspension.set(true, user: author, on: connection) else { throw APIError.notFound("the reported content is gone") }
+                      try Suspension.set(true, user: author, at: clock, on: connection) else { throw APIError.notFound("the reported content is gone") }
             }
             let stillOpen = try connection.query("""
                 SELECT status = 'open' AS open FROM reports WHERE id = \(reportID) FOR UPDATE
                 """).firstRow().decode("open", as: Bool.self)
             guard stillOpen else { throw APIError.conflict("the report is resolved already") }
             try connection.query("""
-                UPDATE reports SET status = 'resolved', resolved_at = now(), resolved_by = \(moderator.userID), action = \(action.rawValue)
+                UPDATE reports SET status = 'resolved', resolved_at = \(clock.now), resolved_by = \(moderator.userID), action = \(action.rawValue)
                 WHERE target_key = \(key) AND status = 'open'
                 """)
             try ModerationLog.record(action.rawValue, target: key, report: reportID, note: note, by: moderator, on: connection)
@@ -94,7 +96,7 @@ struct ModerationService: Sendable {
     /// `POST /api/moderation/users/<id>/suspend` and `…/unsuspend`: 404 for no such user.
     func setSuspended(_ suspended: Bool, user userID: Int64, note: String, by moderator: Caller) throws {
         try pool.withTransaction { connection in
-            guard try Suspension.set(suspended, user: userID, on: connection) else { throw APIError.notFound("no such user") }
+            guard try Suspension.set(suspended, user: userID, at: clock, on: connection) else { throw APIError.notFound("no such user") }
             try ModerationLog.record(suspended ? "suspend" : "unsuspend", target: ReportService.Target.user(userID).key,
                                      note: note, by: moderator, on: connection)
         }

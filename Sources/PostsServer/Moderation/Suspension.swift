@@ -6,17 +6,17 @@ import Postgres
 enum Suspension {
     static let refusal = APIError.forbidden("this account is suspended")
 
-    /// Suspends or restores the user in the caller's transaction; false when there is no
-    /// such user.
-    static func set(_ suspended: Bool, user userID: Int64, on connection: PostgresConnection) throws -> Bool {
+    /// Suspends or restores the user in the caller's transaction, as of the clock's now;
+    /// false when there is no such user.
+    static func set(_ suspended: Bool, user userID: Int64, at clock: ServerClock, on connection: PostgresConnection) throws -> Bool {
         let found = try connection.query("""
             WITH u AS (
-                UPDATE users SET suspended_at = CASE WHEN \(suspended) THEN coalesce(suspended_at, now()) END
+                UPDATE users SET suspended_at = CASE WHEN \(suspended) THEN coalesce(suspended_at, \(clock.now)) END
                 WHERE id = \(userID) RETURNING id
             ),
             pr AS (UPDATE profiles SET suspended = \(suspended) WHERE user_id = (SELECT id FROM u) RETURNING user_id),
             revoked AS (
-                UPDATE tokens SET revoked_at = now()
+                UPDATE tokens SET revoked_at = \(clock.now)
                 WHERE \(suspended) AND user_id = (SELECT id FROM u) AND revoked_at IS NULL RETURNING id
             )
             SELECT count(*) AS found FROM u

@@ -7,6 +7,8 @@ import Postgres
 struct Outbox: Sendable {
     let pool: ConnectionPool
     let jobs: JobScheduler
+    /// A message's `created_at` (its mail's `Date`, its 24 hours in the table) is its now.
+    let clock: ServerClock
 
     struct Message: Sendable {
         let recipient: String
@@ -17,7 +19,8 @@ struct Outbox: Sendable {
 
     func enqueue(to recipient: String, subject: String, body: String, on connection: PostgresConnection) throws {
         let id = try connection.query("""
-            INSERT INTO outbox (recipient, subject, body) VALUES (\(recipient), \(subject), \(body)) RETURNING id
+            INSERT INTO outbox (recipient, subject, body, created_at) VALUES (\(recipient), \(subject), \(body), \(clock.now))
+            RETURNING id
             """).firstRow().decode("id", as: Int64.self)
         var payload = JSONObject()
         payload.add("outbox_id", id)
@@ -46,7 +49,7 @@ struct Outbox: Sendable {
     func depth() throws -> Depth {
         let row = try pool.withConnection { connection in
             try connection.query("""
-                SELECT count(*) AS unsent, coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS oldest
+                SELECT count(*) AS unsent, coalesce(extract(epoch FROM \(clock.now) - min(created_at)), 0)::float8 AS oldest
                 FROM outbox WHERE sent_at IS NULL AND failed_at IS NULL
                 """).firstRow()
         }

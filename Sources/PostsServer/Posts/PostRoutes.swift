@@ -2,8 +2,9 @@ import HTTP
 
 /// The posts routes of API.md, firefly's among them: HTTP in and out, SQL in `PostService`.
 enum PostRoutes {
+    /// `clock`: the day an `Idempotency-Key` is remembered for.
     static func register(on routes: inout RouteTable, posts: PostService, uploadDirectory: String,
-                         blockedWords: BlockedWords) {
+                         blockedWords: BlockedWords, clock: ServerClock) {
         let body = postBody(uploadDirectory: uploadDirectory)
 
         routes.get("/api/posts", etag: true) { request, context in
@@ -49,7 +50,7 @@ enum PostRoutes {
                 let fields = try BodyFields(request)
                 let draft = try PostDraft(fields, image: try image(of: request, context))
                 try blockedWords.check(draft.title, draft.summary, draft.body)
-                let idempotency = try IdempotentRequest(request, caller: caller, fields: fields)
+                let idempotency = try IdempotentRequest(request, caller: caller, fields: fields, clock: clock)
                 return try posts.create(draft, by: caller, idempotency: idempotency).response(as: "post")
             }
         }

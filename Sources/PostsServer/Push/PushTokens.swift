@@ -5,6 +5,8 @@ import Postgres
 /// phone), it moves there, so a phone is never pushed another person's notifications.
 struct PushTokens: Sendable {
     let pool: ConnectionPool
+    /// A registration's `created_at`, from which `PUSH_TOKEN_RETENTION` counts.
+    let clock: ServerClock
 
     /// Tokens kept per user: registering one more drops the user's least recently
     /// registered, so that a reinstalled app's dead tokens do not pile up.
@@ -19,10 +21,10 @@ struct PushTokens: Sendable {
             // room for one more (no key share: likes and posts of the user never wait).
             try connection.query("SELECT 1 FROM users WHERE id = \(caller.userID) FOR NO KEY UPDATE")
             let row = try connection.query("""
-                INSERT INTO push_tokens (platform, token, user_id, device_id)
-                VALUES (\(input.platform.rawValue), \(input.token), \(caller.userID), \(input.deviceID))
+                INSERT INTO push_tokens (platform, token, user_id, device_id, created_at)
+                VALUES (\(input.platform.rawValue), \(input.token), \(caller.userID), \(input.deviceID), \(clock.now))
                 ON CONFLICT (platform, token) DO UPDATE
-                    SET user_id = EXCLUDED.user_id, device_id = EXCLUDED.device_id, created_at = now()
+                    SET user_id = EXCLUDED.user_id, device_id = EXCLUDED.device_id, created_at = EXCLUDED.created_at
                 RETURNING platform, token, device_id, created_at
                 """).firstRow()
             try connection.query("""

@@ -3,11 +3,14 @@ import Locking
 import Postgres
 import Synchronization
 
-/// The server's "now" for what it schedules (a job's next try, a retry window, retention):
-/// the database's clock, moved by an offset that is zero in production. Times are compared
-/// in SQL against `now`, so instances agree whatever their own clocks say; a test that
-/// waits for a timer advances this clock (`advance(by:)`) instead of sleeping through it,
-/// and whatever waits on the clock is woken to look again.
+/// The server's "now" for every time the contract gives (API.md "The clock"): stamps the
+/// server writes, codes' and tokens' expiry, rate-limit and idempotency windows, trending's
+/// day, retention and pruning, jobs' due times. The database's clock, moved by an offset
+/// that is zero in production; SQL never reads `now()` itself (`OneClockTests`). Times are
+/// compared in SQL against `now`, so instances agree whatever their own clocks say; a test
+/// that waits for a timer advances this clock (`advance(by:)`) instead of sleeping through
+/// it, and whatever waits on the clock is woken to look again. An in-process cache's age and
+/// an HTTP timeout are the machine's own time, not this.
 public final class ServerClock: Sendable {
     private let offsetMilliseconds = Atomic<Int64>(0)
     private let observers = ParkingLock<[@Sendable () -> Void]>([])
@@ -28,7 +31,12 @@ public final class ServerClock: Sendable {
     /// This machine's now, moved by the same offset, in whole seconds since 1970: for what is
     /// judged without the database (an ID token's `exp` and `iat`).
     var secondsSince1970: Int64 {
-        Int64(Date().timeIntervalSince1970) + offsetMilliseconds.load(ordering: .relaxed) / 1000
+        millisecondsSince1970 / 1000
+    }
+
+    /// The same, in milliseconds: a change's age as the server measures it.
+    var millisecondsSince1970: Int64 {
+        Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) + offsetMilliseconds.load(ordering: .relaxed)
     }
 
     /// The clock's now in SQL: the statement's `now()` plus the offset, bound as a value so

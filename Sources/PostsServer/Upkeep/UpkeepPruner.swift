@@ -21,7 +21,7 @@ struct UpkeepPruner: Sendable {
     var notificationsRetentionSeconds: Int64 = 90 * 24 * 3600
     var pushTokenRetentionSeconds: Int64 = 270 * 24 * 3600
     /// What "now" is for every expiry (the server's clock, which tests advance).
-    var clock = ServerClock()
+    let clock: ServerClock
     /// Rows removed since the start, by rule; and where the per-user caps' sweep is.
     let counters = UpkeepCounters()
 
@@ -52,12 +52,13 @@ struct UpkeepPruner: Sendable {
     var rules: [Rule] { [
         // A code lives 10 minutes, but the send-code limit counts an address's codes of the
         // last hour, used or not: they stay that long.
-        Rule(name: "login_codes", table: "login_codes", expired: "created_at < now() - interval '1 hour' AND expires_at < now()",
-             oldestFirst: "created_at"),
+        Rule(name: "login_codes", table: "login_codes",
+             expired: "created_at < \(clock.now) - interval '1 hour' AND expires_at < \(clock.now)", oldestFirst: "created_at"),
         // API.md: outbox rows older than 24 h, sent or not (the code in one is long dead).
-        Rule(name: "outbox", table: "outbox", expired: "created_at < now() - interval '24 hours'", oldestFirst: "created_at"),
+        Rule(name: "outbox", table: "outbox", expired: "created_at < \(clock.now) - interval '24 hours'", oldestFirst: "created_at"),
         // API.md: a key answers its first answer again within 24 hours, not after.
-        Rule(name: "idempotency_keys", table: "idempotency_keys", expired: "created_at < now() - interval '24 hours'", oldestFirst: "created_at"),
+        Rule(name: "idempotency_keys", table: "idempotency_keys", expired: "created_at < \(clock.now) - interval '24 hours'",
+             oldestFirst: "created_at"),
         // Jobs given up on are kept a week for the operator (`last_error`), then go.
         Rule(name: "dead_jobs", table: "jobs", expired: "state = 'dead' AND finished_at < \(clock.now) - interval '7 days'", oldestFirst: "finished_at"),
         // A revoked token is 401 whether its row exists or not.
