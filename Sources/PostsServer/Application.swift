@@ -85,7 +85,7 @@ public final class Application: Sendable {
         measurement = ImageMeasurement(pool: pool, images: images, logger: logger)
 
         let nudge = ChangeNudge()
-        let limiter = configuration.rateLimitPerIP > 0 ? RateLimiter(perMinute: configuration.rateLimitPerIP) : nil
+        let limiter = configuration.rateLimitPerIP > 0 ? RateLimiter(perMinute: configuration.rateLimitPerIP, clock: clock) : nil
         let localOriginsOnly = configuration.authMode == .trust && !configuration.trustAnyHost
         let reads = ReadYourWrites(pool: pool)
         var routes = RouteTable(pipeline: Pipeline(identity: identity, changes: nudge, reads: reads,

@@ -39,6 +39,15 @@ public final class ServerClock: Sendable {
         Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) + offsetMilliseconds.load(ordering: .relaxed)
     }
 
+    /// The machine's monotonic time moved by the offset, in nanoseconds (never below zero):
+    /// for windows counted in memory (the per-address rate limit), which an advance of the
+    /// clock moves on as it moves the database's.
+    var uptimeNanoseconds: UInt64 {
+        // In floating point: an offset of centuries (a clock set far ahead) must not trap.
+        let shifted = Double(DispatchTime.now().uptimeNanoseconds) + Double(offsetMilliseconds.load(ordering: .relaxed)) * 1e6
+        return UInt64(min(max(shifted, 0), 1.8e19))
+    }
+
     /// The clock's now in SQL: the statement's `now()` plus the offset, bound as a value so
     /// that the statement's text, and its prepared plan, stay the same.
     var now: SQLQuery {
