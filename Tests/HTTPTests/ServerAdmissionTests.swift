@@ -9,9 +9,10 @@ import TestSupport
     /// Lets in requests that say `X-Pass: <name>` (handing the name on), refuses others with
     /// 401; `X-Slow` makes it block on `gate` until the test lets it go, as a slow database
     /// lookup would. One event loop, so a blocking admission on it would hold up every other
-    /// connection.
-    private static func start(gate: Gate? = nil) throws -> Server {
+    /// connection. `admissions` counts the heads it was asked about.
+    private static func start(gate: Gate? = nil, admissions: LockedCounter? = nil) throws -> Server {
         let admission = Admission { head, _ in
+            _ = admissions?.next()
             if head.headers["X-Slow"] != nil { gate?.pass() }
             guard let name = head.headers["X-Pass"] else { throw HTTPError(.unauthorized, message: "no pass") }
             return name
@@ -36,12 +37,13 @@ import TestSupport
     }
 
     @Test func anAdmittedRequest_hasItsBodyRead_andItsValueReachesTheHandler() throws {
-        let server = try Self.start()
+        let admissions = LockedCounter()
+        let server = try Self.start(admissions: admissions)
         defer { server.stop() }
         let client = try RawHTTPClient(port: server.port)
         // The head alone first: admission runs before the body is there.
         try client.send("POST /in HTTP/1.1\r\nHost: t\r\nX-Pass: ash\r\nContent-Length: 5\r\n\r\n")
-        Thread.sleep(forTimeInterval: 0.1)
+        #expect(eventually { admissions.count == 1 }, "admitted from the head alone")
         try client.send("hello")
         #expect(try client.readResponse().text == "ash 5")
         // Whole requests: admission runs with the handler, and the connection goes on.

@@ -109,7 +109,7 @@ private struct PNGCountingConsumer: BodyConsumer {
 
         let second = try RawHTTPClient(port: server.port)
         try second.send("POST /hold HTTP/1.1\r\nHost: t\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
-        try #require(waitUntil { server.bodiesWaitingForMemory == 1 })
+        try #require(eventually { server.bodiesWaitingForMemory == 1 })
         #expect(server.bodyMemoryInUse <= 64 * 1024)
 
         gates[0].open()
@@ -161,20 +161,10 @@ private struct PNGCountingConsumer: BodyConsumer {
         #expect(excess.waitForClose())
         #expect(server.refusedConnections == 1)
         open.removeFirst()
-        try #require(waitUntil { server.openConnections == 2 })
+        try #require(eventually { server.openConnections == 2 })
         let next = try RawHTTPClient(port: server.port)
         #expect(try next.exchange("GET /api/ping HTTP/1.1\r\nHost: t\r\n\r\n").status == 200)
     }
-}
-
-/// Polls a condition about the server's state until it holds or five seconds pass.
-func waitUntil(_ condition: () -> Bool) -> Bool {
-    let deadline = ContinuousClock.now + .seconds(5)
-    while !condition() {
-        guard ContinuousClock.now < deadline else { return false }
-        Thread.sleep(forTimeInterval: 0.002)
-    }
-    return true
 }
 
 /// A thread-safe call counter for handlers.
@@ -187,4 +177,7 @@ final class LockedCounter: Sendable {
             return value
         }
     }
+
+    /// How many `next()` there were.
+    var count: Int { value.withLock { $0 } }
 }

@@ -34,7 +34,7 @@ import TestSupport
         #expect(idle.waitForClose())
         // The listener closes early in the stop (the idle connection may close even earlier,
         // as its keep-alive ends): soon no new connection gets in.
-        #expect(waitUntil { (try? RawHTTPClient(port: server.port)) == nil })
+        #expect(eventually { (try? RawHTTPClient(port: server.port)) == nil })
         gate.open()
         let response = try busy.readResponse()
         #expect(response.text == "done")
@@ -127,7 +127,7 @@ import TestSupport
         let started = ContinuousClock.now
         let stopped = Self.stopInBackground(server)
         // The listener closing says the stop has begun.
-        #expect(waitUntil { (try? RawHTTPClient(port: server.port)) == nil })
+        #expect(eventually { (try? RawHTTPClient(port: server.port)) == nil })
         gate.open()
         #expect(try client.readHead().status == 200)
         #expect(try client.readChunk() == nil)

@@ -87,7 +87,7 @@ import TestSupport
         let client = try RawHTTPClient(port: server.port)
         try client.send("POST /heavy HTTP/1.1\r\nHost: t\r\nX-Pass: brock\r\nContent-Length: 5\r\n\r\n")
         // Generous: the whole test run shares two cores.
-        try #require(pollUntil(timeout: .seconds(60)) { record.admissions.load(ordering: .relaxed) == 1 ? true : nil } == true)
+        try #require(eventually(timeout: .seconds(60)) { record.admissions.load(ordering: .relaxed) == 1 })
         try client.send("hello")
         let answer = try client.readResponse()
         #expect(answer.text.hasPrefix("heavy brock 5 "), "\(answer.text)")
@@ -137,7 +137,7 @@ import TestSupport
         try second.send(Self.heavyRequest(pass: "second"))
         // The server says when the second has moved and waits for the held thread: its
         // wait has begun by then, however long the loaded machine took to get it there.
-        try #require(pollUntil(timeout: .seconds(60)) { server.heavyLaneWaiting == 1 ? true : nil } == true)
+        try #require(eventually(timeout: .seconds(60)) { server.heavyLaneWaiting == 1 })
         // The first's two calls (standard, then heavy) and the second's on the standard lane.
         #expect(record.handlerCalls.load(ordering: .relaxed) == 3)
         // The wait itself is what is tested: the first is let go only once the second has

@@ -106,7 +106,7 @@ import TestSupport
         let response = try client.readResponse()
         #expect(response.status == 413)
         #expect(client.waitForClose())
-        #expect(waitUntil { folder.entries.isEmpty })
+        #expect(eventually { folder.entries.isEmpty })
     }
 
     @Test func otherContentTypes_are415AndAMissingBoundaryIs400() throws {

@@ -12,11 +12,6 @@ import TestSupport
         var wake: @Sendable () -> Void { { self.count.add(1, ordering: .relaxed) } }
     }
 
-    private static func waitUntil(_ condition: () -> Bool) {
-        let deadline = Date().addingTimeInterval(5)
-        while !condition() && Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
-    }
-
     @Test func aBacklogOverItsLimit_wakesItsConnectionOnceDrained() {
         let writes = UploadWrites(), wakes = Wakes()
         #expect(!writes.isBehind(limit: 0, wake: wakes.wake))
@@ -45,7 +40,7 @@ import TestSupport
             file.append(chunk)
         }
         file.close()
-        if writes.isBehind(limit: 0, wake: wakes.wake) { Self.waitUntil { wakes.count.load(ordering: .relaxed) == 1 } }
+        if writes.isBehind(limit: 0, wake: wakes.wake) { _ = eventually { wakes.count.load(ordering: .relaxed) == 1 } }
         #expect(!writes.isBehind(limit: 0, wake: wakes.wake))
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(expected))
         // Closed: the descriptor no longer refers to the file. (Its number may already
@@ -68,7 +63,7 @@ import TestSupport
             for _ in 0..<50 { try upload.write([UInt8](repeating: 7, count: 64 * 1024)[...]) }
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
-        if writes.isBehind(limit: 0, wake: wakes.wake) { Self.waitUntil { wakes.count.load(ordering: .relaxed) == 1 } }
+        if writes.isBehind(limit: 0, wake: wakes.wake) { _ = eventually { wakes.count.load(ordering: .relaxed) == 1 } }
         #expect(!writes.isBehind(limit: 0, wake: wakes.wake))
     }
 }

@@ -24,7 +24,7 @@ import TestSupport
         let otherDone = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
             // Waits in the pool until an attempt gives the connection back.
-            while attempts.load(ordering: .acquiring) == 0 { usleep(100) }
+            _ = eventually { attempts.load(ordering: .acquiring) > 0 }
             _ = try? pool.withConnection { _ in
                 otherRanAfterAttempt.store(attempts.load(ordering: .acquiring), ordering: .releasing)
             }
@@ -39,8 +39,7 @@ import TestSupport
             if attempt == 1 {
                 // The other caller is queued on the pool (it counts as waiting) before this fails.
                 // Generous: the whole test run shares two cores.
-                let deadline = ContinuousClock.now + .seconds(30)
-                while pool.statistics.waiting == 0 && ContinuousClock.now < deadline { usleep(100) }
+                _ = eventually { pool.statistics.waiting > 0 }
             }
             try connection.execute(unsafeSQL: "DO $$ BEGIN RAISE EXCEPTION 'x' USING ERRCODE = 'serialization_failure'; END $$")
         }

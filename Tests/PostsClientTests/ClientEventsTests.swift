@@ -93,12 +93,10 @@ import TestSupport
                 return try await events.next()
             }
             let refusals = #"http_requests_total{method="GET",route="/api/events",status="429"}"#
-            // Polled between awaits, not with MetricsProbe.wait: a test that blocks a thread of
-            // the cooperative pool (two here) can starve the task it waits for.
-            var refused = false
-            for _ in 0..<500 where !refused {
-                refused = try MetricsProbe(port: server.app.server.port).value(refusals) ?? 0 >= 1
-                if !refused { try await Task.sleep(for: .milliseconds(20)) }
+            // The async `eventually`, not MetricsProbe.wait: a test that blocks a thread of the
+            // cooperative pool (two here) can starve the task it waits for.
+            let refused = try await eventually(timeout: .seconds(10)) {
+                try MetricsProbe(port: server.app.server.port).value(refusals) ?? 0 >= 1
             }
             #expect(refused)
             holder = nil

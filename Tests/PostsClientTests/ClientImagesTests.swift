@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import PostsClient
 import Testing
+import TestSupport
 
 /// Images as an app uses them (API.md "Images for phones"): a post's image measured for
 /// layout, its copies at the five widths, and an avatar set, replaced and removed.
@@ -12,16 +13,17 @@ import Testing
     /// by the storage worker the commit wakes, so it may be served a moment after the
     /// answer (CHANGELOG). Nil if it is still served after 30 s.
     private static func statusOnceGone(_ path: String, from client: PostsClient) async -> Int? {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
+        var status: Int?
+        _ = await eventually(timeout: .seconds(30)) {
             do {
                 _ = try await client.imageData(path)
+                return false
             } catch {
-                return (error as? PostsAPIError)?.status
+                status = (error as? PostsAPIError)?.status
+                return true
             }
-            try? await Task.sleep(for: .milliseconds(20))
         }
-        return nil
+        return status
     }
 
     @Test func sizesForLayout_copiesAtAWidth_andAvatars() async throws {

@@ -79,11 +79,9 @@ import TestSupport
 
         // A client that goes away gives its place back once the server sees it gone.
         first = nil
-        let deadline = DispatchTime.now().uptimeNanoseconds + 5_000_000_000
-        var reopened: EventStreamClient?
-        while reopened == nil && DispatchTime.now().uptimeNanoseconds < deadline {
+        let reopened = try eventuallyValue(timeout: .seconds(5)) {
             let attempt = try EventStreamClient(port: app.server.port)
-            if attempt.head.status == 200 { reopened = attempt } else { usleep(20_000) }
+            return attempt.head.status == 200 ? attempt : nil
         }
         #expect(reopened != nil)
         #expect(first == nil)

@@ -29,7 +29,7 @@ import TestSupport
         // any transaction anywhere in the shared test cluster (some tests hold one on
         // purpose) holds it back: wait until an anonymous follower sees both, then every
         // caller's page is final.
-        let everyone = try pollUntil(timeout: .seconds(60)) { () throws -> [String]? in
+        let everyone = try eventuallyValue(timeout: .seconds(60)) { () throws -> [String]? in
             let seen = try titles(APIClient(port: app.server.port))
             return seen.count == 2 ? seen : nil
         }

@@ -59,10 +59,9 @@ import TestSupport
             // The horizon is the cluster's: another test's open transaction may hold it
             // below the seed for a moment.
             var all: [Change] = []
-            let deadline = Date().addingTimeInterval(20)
-            while all.count < count && Date() < deadline {
+            _ = try eventually(timeout: .seconds(20)) {
                 all = try Self.walk(ChangeFilter(), on: connection)
-                if all.count < count { usleep(50_000) }
+                return all.count >= count
             }
             try #require(all.count == count)
             #expect(all.map(\.key) == all.map(\.key).sorted())

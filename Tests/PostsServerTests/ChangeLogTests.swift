@@ -26,12 +26,12 @@ import TestSupport
     /// runs, and the tests share one cluster: a change may take a moment to pass it.
     static func changes(after since: String, in client: APIClient, query: String = "", limit: Int = 1000,
                         count: Int) throws -> [[String: Any]] {
-        let deadline = ContinuousClock.now + .seconds(20)
-        while true {
-            let found = try changes(after: since, in: client, query: query, limit: limit).changes
-            if found.count >= count || ContinuousClock.now > deadline { return found }
-            Thread.sleep(forTimeInterval: 0.01)
+        var found: [[String: Any]] = []
+        _ = try eventually(timeout: .seconds(20)) {
+            found = try changes(after: since, in: client, query: query, limit: limit).changes
+            return found.count >= count
         }
+        return found
     }
 
     static func position(_ client: APIClient) throws -> String {

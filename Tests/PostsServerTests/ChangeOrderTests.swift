@@ -57,17 +57,14 @@ import TestSupport
         var all: [String: Int] { lock.withLock { values } }
     }
 
-    /// Polls until `count` advisory locks are waited for in this database.
+    /// Until `count` advisory locks are waited for in this database (10 s at most).
     static func waitForWaiters(_ count: Int, on connection: PostgresConnection) throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
+        try eventually(timeout: .seconds(10)) {
             let waiting: Int = try connection.query("""
                 SELECT count(*)::int AS waiting FROM pg_locks l JOIN pg_database d ON d.oid = l.database
                 WHERE l.locktype = 'advisory' AND NOT l.granted AND d.datname = current_database()
                 """).first!.decode("waiting")
-            if waiting >= count { return true }
-            usleep(10_000)
+            return waiting >= count
         }
-        return false
     }
 }

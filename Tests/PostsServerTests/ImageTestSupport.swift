@@ -56,7 +56,7 @@ enum UploadFolder {
     /// The bound is generous: it costs only a failing test.
     static func waitUntil(_ app: Application, holds expected: [String], timeout: Duration = .seconds(30)) -> [String] {
         let expected = expected.sorted()
-        return pollUntil(timeout: timeout) { files(app) == expected ? expected : nil } ?? files(app)
+        return eventuallyValue(timeout: timeout) { files(app) == expected ? expected : nil } ?? files(app)
     }
 
     static func contains(_ app: Application, _ name: String) -> Bool {

@@ -66,7 +66,7 @@ import TestSupport
         defer { runner.stop() }
         try Self.enqueue(["one", "two"], conninfo: conninfo)
         runner.wake()
-        #expect(pollUntil(timeout: .seconds(20)) { (try? Self.jobs(conninfo).isEmpty) == true ? true : nil } == true)
+        #expect(eventuallyValue(timeout: .seconds(20)) { (try? Self.jobs(conninfo).isEmpty) == true ? true : nil } == true)
         #expect(recorder.runs.withLock { $0.map(\.payload) } == [#"{"text":"one"}"#, #"{"text":"two"}"#])
         #expect(recorder.runs.withLock { $0.map(\.attempts) } == [1, 1])
         #expect(runner.statistics.counters(of: Self.kind).done == 2)
@@ -91,7 +91,7 @@ import TestSupport
         #expect(try Self.jobs(conninfo).first?.state == "running")
         #expect(recorder.count == 0, "the lease holds")
         clock.advance(by: .seconds(Self.kind.leaseSeconds))
-        #expect(pollUntil(timeout: .seconds(20)) { (try? Self.jobs(conninfo).isEmpty) == true ? true : nil } == true)
+        #expect(eventuallyValue(timeout: .seconds(20)) { (try? Self.jobs(conninfo).isEmpty) == true ? true : nil } == true)
         #expect(recorder.runs.withLock { $0.map(\.payload) } == [claimed[0].payload])
         #expect(recorder.runs.withLock { $0.map(\.attempts) } == [2])
     }
@@ -112,7 +112,7 @@ import TestSupport
         try Self.enqueue(["doomed"], conninfo: conninfo)
         runner.wake()
         for attempt in 1...3 {
-            let tried = pollUntil(timeout: .seconds(20)) { () -> Bool? in
+            let tried = eventuallyValue(timeout: .seconds(20)) { () -> Bool? in
                 let job = try? Self.jobs(conninfo).first
                 return job?.attempts == attempt && job?.state == "queued" ? true : nil
             }
@@ -122,7 +122,7 @@ import TestSupport
         }
         // Past the window: the try due at its end is the last.
         clock.advance(by: .seconds(Self.kind.windowSeconds!))
-        let dead = pollUntil(timeout: .seconds(20)) { () -> Bool? in
+        let dead = eventuallyValue(timeout: .seconds(20)) { () -> Bool? in
             (try? Self.jobs(conninfo).first?.state) == "dead" ? true : nil
         }
         #expect(dead == true)
@@ -141,7 +141,7 @@ import TestSupport
         let payloads = (0..<200).map { "job \($0)" }
         try Self.enqueue(payloads, conninfo: conninfo)
         for runner in runners { runner.wake() }
-        #expect(pollUntil(timeout: .seconds(30)) { (try? Self.jobs(conninfo).isEmpty) == true ? true : nil } == true)
+        #expect(eventuallyValue(timeout: .seconds(30)) { (try? Self.jobs(conninfo).isEmpty) == true ? true : nil } == true)
         let ran = recorders.flatMap { recorder in recorder.runs.withLock { $0.map(\.payload) } }
         #expect(ran.count == 200)
         #expect(Set(ran).count == 200)
@@ -156,7 +156,7 @@ import TestSupport
         try Self.enqueue(["first", "second"], conninfo: conninfo)
         runner.start()
         runner.wake()
-        let settled = pollUntil(timeout: .seconds(20)) { () -> Bool? in
+        let settled = eventuallyValue(timeout: .seconds(20)) { () -> Bool? in
             let jobs = try? Self.jobs(conninfo)
             return jobs?.first?.attempts == 1 ? true : nil
         }

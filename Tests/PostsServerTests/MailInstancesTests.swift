@@ -28,7 +28,7 @@ import TestSupport
         #expect(relay.waitForMessages(10) != nil)
         let admin = try PostgresConnection(conninfo: database)
         defer { admin.close() }
-        let allSent = pollUntil(timeout: .seconds(20)) { () -> Bool? in
+        let allSent = eventuallyValue(timeout: .seconds(20)) { () -> Bool? in
             // Sent, and each job's outcome recorded (its job gone, the counters counted).
             let unsent = try? admin.query("""
                 SELECT (SELECT count(*) FROM outbox WHERE sent_at IS NULL) + (SELECT count(*) FROM jobs WHERE kind = 'mail.send') AS n

@@ -50,7 +50,7 @@ enum MailTestSupport {
 
     /// Polls the newest row for `recipient` until `condition` holds (20 s at most).
     static func waitForRow(_ recipient: String, in app: Application, _ condition: (Row) -> Bool) throws -> Row? {
-        try pollUntil(timeout: .seconds(20)) {
+        try eventuallyValue(timeout: .seconds(20)) {
             try row(for: recipient, in: app).flatMap { condition($0) ? $0 : nil }
         }
     }

@@ -80,7 +80,7 @@ final class PushReceiver: Sendable {
 
     /// At least `count` requests, or nil if they did not come within `timeout`.
     func waitFor(_ count: Int, timeout: Duration = .seconds(20)) -> [Received]? {
-        pollUntil(timeout: timeout) {
+        eventuallyValue(timeout: timeout) {
             let received = self.received
             return received.count >= count ? received : nil
         }
@@ -144,7 +144,7 @@ enum PushTestSupport {
 
     /// Polls the outbox until `condition` holds (20 s at most).
     static func waitForOutbox(in app: Application, _ condition: ([Row]) -> Bool) throws -> [Row]? {
-        try pollUntil(timeout: .seconds(20)) {
+        try eventuallyValue(timeout: .seconds(20)) {
             let rows = try outbox(in: app)
             return condition(rows) ? rows : nil
         }

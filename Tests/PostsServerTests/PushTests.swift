@@ -325,7 +325,7 @@ import TestSupport
         let again = try #require(receiver.waitFor(2)?.last)
         #expect(again.delivery == held.delivery)
         #expect(again.body == held.body)
-        let gone = pollUntil(timeout: .seconds(20)) { () -> Bool? in
+        let gone = eventuallyValue(timeout: .seconds(20)) { () -> Bool? in
             let left = try? admin.query("SELECT count(*) AS n FROM jobs").firstRow().decode("n", as: Int.self)
             return left == 0 ? true : nil
         }

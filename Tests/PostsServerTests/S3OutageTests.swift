@@ -42,14 +42,14 @@ import TestSupport
 
         try store.start()
         // The deletion worker's probe notices the store is back, without any request.
-        #expect(pollUntil(timeout: .seconds(20)) { (try? client.get("/api/health"))?.json["storage"] as? String == "ok" ? true : nil } == true)
+        #expect(eventually(timeout: .seconds(20)) { (try? client.get("/api/health"))?.json["storage"] as? String == "ok" })
         #expect(try S3StorageTests.waitForObjects(store, prefix, [], timeout: .seconds(30)).isEmpty,
                 "the deletion queued during the outage happened after it")
         // A restarted store may still refuse a put for a moment after it answers and deletes
         // (its S3 gateway and volume server reconnecting; under the whole suite's load, once
         // in a CI run): until then an upload is still the outage's 503. Whatever was refused
         // leaves nothing behind (the last check: exactly one object).
-        let again = pollUntil(timeout: .seconds(30)) { () -> RawHTTPClient.Response? in
+        let again = eventuallyValue(timeout: .seconds(30)) { () -> RawHTTPClient.Response? in
             let answer = try? client.createPost(email: "ash@example.com", .smallJPEG)
             return answer?.status == 503 ? nil : answer
         }
@@ -73,7 +73,7 @@ import TestSupport
         // A store started for the first time takes writes once its volume server has
         // registered with its master (S3 answers before that, under load seconds before):
         // until then a put is still the outage's 503.
-        let created = pollUntil(timeout: .seconds(30)) { () -> RawHTTPClient.Response? in
+        let created = eventuallyValue(timeout: .seconds(30)) { () -> RawHTTPClient.Response? in
             let answer = try? client.createPost(email: "ash@example.com", .smallJPEG)
             return answer?.status == 503 ? nil : answer
         }

@@ -30,7 +30,7 @@ import TestSupport
     static func waitForObjects(_ store: SeaweedStore, _ prefix: String, _ expected: [String],
                                timeout: Duration = .seconds(15)) throws -> [String] {
         let expected = expected.sorted()
-        return try pollUntil(timeout: timeout) { try objects(store, prefix) == expected ? expected : nil } ?? objects(store, prefix)
+        return try eventuallyValue(timeout: timeout) { try objects(store, prefix) == expected ? expected : nil } ?? objects(store, prefix)
     }
 
     @Test func uploads_landUnderThePrefix_nowhereOnDisk_andAreServedWithTheirSizes() throws {

@@ -109,7 +109,7 @@ import TestSupport
             return changes.compactMap { ($0["post"] as? [String: Any])?["title"] as? String }
         }
         // Changes are delivered once the cluster's horizon passes them (see BlockChangesTests).
-        #expect(try pollUntil(timeout: .seconds(60)) { try titles().count == 2 ? true : nil } == true)
+        #expect(try eventually(timeout: .seconds(60)) { try titles().count == 2 })
         let mod = try APIClient.moderator("mod@example.com", on: app)
         #expect(try mod.send("POST", "/api/moderation/users/\(ashID)/suspend", json: [:]).status == 200)
         #expect(try titles() == ["by carol"])

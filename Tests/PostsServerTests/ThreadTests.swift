@@ -28,7 +28,7 @@ import TestSupport
     /// the feed hands out a change only once every transaction before it has ended.
     static func changes(_ client: APIClient, since: String, count: Int, query: String = "",
                         typePrefix: String = "comment.") throws -> [[String: Any]] {
-        try pollUntil(timeout: .seconds(30)) { () throws -> [[String: Any]]? in
+        try eventuallyValue(timeout: .seconds(30)) { () throws -> [[String: Any]]? in
             // Only changes about comments: the position taken may precede the post's own.
             let changes = ((try client.get("/api/changes?since=\(since)\(query)").json["changes"] as? [[String: Any]]) ?? [])
                 .filter { ($0["type"] as? String)?.hasPrefix(typePrefix) == true }

@@ -182,7 +182,7 @@ import TestSupport
             return {
                 _ = try third.createPost("by the third")
                 var users: [Int] = []
-                _ = try pollUntil(timeout: .seconds(20)) { () -> Bool? in
+                _ = try eventuallyValue(timeout: .seconds(20)) { () -> Bool? in
                     users = try ChangeLogTests.changes(after: since, in: viewer).changes.compactMap { $0["user_id"] as? Int }
                     return users.contains(scene.thirdID) ? true : nil
                 }

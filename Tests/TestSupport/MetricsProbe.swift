@@ -18,13 +18,9 @@ public struct MetricsProbe {
         return nil
     }
 
-    /// Polls until `condition` holds for the metric's value; false when `timeout` passes first.
+    /// Until `condition` holds for the metric's value (`eventually`); false when `timeout`
+    /// passes first.
     public func wait(for name: String, timeout: Duration = .seconds(10), until condition: (Double) -> Bool) throws -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if let value = try value(name), condition(value) { return true }
-            usleep(20_000)
-        }
-        return false
+        try eventually(timeout: timeout) { try value(name).map(condition) ?? false }
     }
 }

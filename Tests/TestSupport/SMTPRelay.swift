@@ -97,7 +97,7 @@ public final class SMTPRelay: @unchecked Sendable {
             throw Failure(description: "no python with aiosmtpd at \(Self.python): run scripts/test (it installs it)")
         }
         pid = try ChildProcess.start(Self.python, Array(arguments.dropFirst()), appendingOutputTo: directory + "/relay.log")
-        let ready = pollUntil(timeout: .seconds(20)) { (try? String(contentsOfFile: self.readyFile, encoding: .utf8)).flatMap { Int($0) } }
+        let ready = eventuallyValue(timeout: .seconds(20)) { (try? String(contentsOfFile: self.readyFile, encoding: .utf8)).flatMap { Int($0) } }
         guard let ready else {
             let log = (try? String(contentsOfFile: directory + "/relay.log", encoding: .utf8)) ?? ""
             stop()
@@ -134,20 +134,9 @@ public final class SMTPRelay: @unchecked Sendable {
 
     /// Waits until at least `count` messages arrived; nil if they did not within `timeout`.
     public func waitForMessages(_ count: Int, timeout: Duration = .seconds(20)) -> [Message]? {
-        pollUntil(timeout: timeout) {
+        eventuallyValue(timeout: timeout) {
             let messages = self.messages
             return messages.count >= count ? messages : nil
         }
-    }
-}
-
-/// Polls `condition` every 20 ms until it gives a value or `timeout` passes (nil then):
-/// waiting for a condition with a deadline, never a fixed sleep.
-public func pollUntil<T>(timeout: Duration, _ condition: () throws -> T?) rethrows -> T? {
-    let deadline = ContinuousClock.now + timeout
-    while true {
-        if let value = try condition() { return value }
-        if ContinuousClock.now >= deadline { return nil }
-        usleep(20_000)
     }
 }

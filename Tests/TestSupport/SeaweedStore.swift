@@ -223,7 +223,7 @@ public final class SeaweedStore: @unchecked Sendable {
     /// found". Generous: the whole test run shares two cores.
     private func waitUntilReady(pid: pid_t, ports: Ports) -> Readiness {
         let volumes = storedVolumes()
-        return pollUntil(timeout: .seconds(60)) { () -> Readiness? in
+        return eventuallyValue(timeout: .seconds(60)) { () -> Readiness? in
             var status: Int32 = 0
             // weed ended, and its guard with it (reaped now).
             if waitpid(pid, &status, WNOHANG) == pid { return .exited }

@@ -106,18 +106,18 @@ public final class TestPooler: Sendable {
 
     /// Until a statement gets through it to the cluster (at most 10 s), or the guard exited.
     private static func waitUntilServing(port: Int, pid: pid_t) -> Bool {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
+        var exited = false
+        let serving = eventually(timeout: .seconds(10)) {
             var status: Int32 = 0
-            if waitpid(pid, &status, WNOHANG) == pid { return false }
-            if let connection = try? PostgresConnection(conninfo: "host=127.0.0.1 port=\(port) user=postgres dbname=postgres",
-                                                        connectTimeout: .seconds(1), behindTransactionPooler: true) {
-                defer { connection.close() }
-                if (try? connection.query("SELECT 1 AS up")) != nil { return true }
+            if waitpid(pid, &status, WNOHANG) == pid { exited = true; return true }
+            guard let connection = try? PostgresConnection(conninfo: "host=127.0.0.1 port=\(port) user=postgres dbname=postgres",
+                                                           connectTimeout: .seconds(1), behindTransactionPooler: true) else {
+                return false
             }
-            usleep(50_000)
+            defer { connection.close() }
+            return (try? connection.query("SELECT 1 AS up")) != nil
         }
-        return false
+        return serving && !exited
     }
 
     private static let guardScript = """
