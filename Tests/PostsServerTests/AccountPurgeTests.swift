@@ -40,7 +40,7 @@ import TestSupport
         #expect(try late.follow(starID).status == 404)
 
         app.jobs.resume()
-        #expect(try app.jobsDone(["account.purge"]))
+        #expect(try app.jobsDone([.accountPurge]))
         #expect(try fan.get("/api/profiles/\(starID)").status == 404)
         #expect(try FollowAudit.mismatches(in: app) == [0, 0, 0])
         let changes = try app.pool.withConnection { connection in

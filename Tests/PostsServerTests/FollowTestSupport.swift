@@ -1,6 +1,6 @@
 import Foundation
 import Postgres
-import PostsServer
+@testable import PostsServer
 import Testing
 import TestSupport
 
@@ -37,7 +37,7 @@ enum FollowAudit {
     /// followers' feeds (but a large author's, merged as feeds are read): all zero, once
     /// every fan-out and account purge queued so far is done.
     static func mismatches(in app: Application) throws -> [Int] {
-        #expect(try app.jobsDone(["feed.fanout", "account.purge"]), "the fan-outs and purges finish")
+        #expect(try app.jobsDone([.feedFanOut, .accountPurge]), "the fan-outs and purges finish")
         // Its own connection: over hundreds of thousands of rows it outlasts a statement timeout.
         let connection = try PostgresConnection(conninfo: try #require(app.configuration.directDatabaseURL), queryTimeout: .zero)
         defer { connection.close() }
@@ -96,18 +96,21 @@ enum FollowAudit {
 
 extension Application {
     /// Waits until every new post's fan-out (a `feed.fanout` job, run after the post's
-    /// commit) is done: its followers' feeds then hold it. True unless 30 s pass first.
+    /// commit) is done: its followers' feeds then hold it. True unless 60 s pass first.
     func feedsSettled() throws -> Bool {
-        try jobsDone(["feed.fanout"])
+        try jobsDone([.feedFanOut])
     }
 
-    /// Waits until no job of these kinds is left (done, or dead). True unless 60 s pass first
-    /// (a purge of 200,000 follows takes seconds, on a machine the whole test run shares).
-    func jobsDone(_ kinds: [String]) throws -> Bool {
+    /// Runs the jobs of these kinds (`JobRunner.drain`) until none is left (done, or dead).
+    /// True unless 60 s pass first (a purge of 200,000 follows takes seconds, on a machine
+    /// the whole test run shares). A job that failed and waits out its backoff (a deadlock
+    /// retried) is drained again once it is due.
+    func jobsDone(_ kinds: [JobKind]) throws -> Bool {
         try eventually(timeout: .seconds(60)) {
-            try pool.withConnection { connection in
-                try connection.query("SELECT count(*) AS n FROM jobs WHERE kind = ANY(\(PostgresArray(kinds))) AND state <> 'dead'")
-                    .firstRow().decode("n", as: Int.self) == 0
+            try jobs.drain(kinds, timeout: .seconds(60)) && pool.withConnection { connection in
+                try connection.query("""
+                    SELECT count(*) AS n FROM jobs WHERE kind = ANY(\(PostgresArray(kinds.map(\.name)))) AND state <> 'dead'
+                    """).firstRow().decode("n", as: Int.self) == 0
             }
         }
     }

@@ -9,7 +9,8 @@ import TestSupport
 /// The job queue against a real database, with kinds and handlers of the test's own: a
 /// job runs once when all goes well, again (same payload) when its runner died mid-try,
 /// after its backoff when a try failed, and dies with its error when its window is over.
-/// Timers are the test clock's: advanced, never waited out.
+/// Timers are the test clock's: advanced, never waited out; the runner is drained
+/// (`JobRunner.drain`), never watched.
 @Suite struct JobQueueTests {
     /// A handler that records what it ran and answers what the test says.
     final class Recorder: JobHandler, @unchecked Sendable {
@@ -65,8 +66,8 @@ import TestSupport
         runner.start()
         defer { runner.stop() }
         try Self.enqueue(["one", "two"], conninfo: conninfo)
-        runner.wake()
-        #expect(eventuallyValue(timeout: .seconds(20)) { (try? Self.jobs(conninfo).isEmpty) == true ? true : nil } == true)
+        #expect(try runner.drain())
+        #expect(try Self.jobs(conninfo).isEmpty)
         #expect(recorder.runs.withLock { $0.map(\.payload) } == [#"{"text":"one"}"#, #"{"text":"two"}"#])
         #expect(recorder.runs.withLock { $0.map(\.attempts) } == [1, 1])
         #expect(runner.statistics.counters(of: Self.kind).done == 2)
@@ -91,7 +92,8 @@ import TestSupport
         #expect(try Self.jobs(conninfo).first?.state == "running")
         #expect(recorder.count == 0, "the lease holds")
         clock.advance(by: .seconds(Self.kind.leaseSeconds))
-        #expect(eventuallyValue(timeout: .seconds(20)) { (try? Self.jobs(conninfo).isEmpty) == true ? true : nil } == true)
+        #expect(try runner.drain())
+        #expect(try Self.jobs(conninfo).isEmpty)
         #expect(recorder.runs.withLock { $0.map(\.payload) } == [claimed[0].payload])
         #expect(recorder.runs.withLock { $0.map(\.attempts) } == [2])
     }
@@ -110,22 +112,18 @@ import TestSupport
         runner.start()
         defer { runner.stop() }
         try Self.enqueue(["doomed"], conninfo: conninfo)
-        runner.wake()
         for attempt in 1...3 {
-            let tried = eventuallyValue(timeout: .seconds(20)) { () -> Bool? in
-                let job = try? Self.jobs(conninfo).first
-                return job?.attempts == attempt && job?.state == "queued" ? true : nil
-            }
-            #expect(tried == true, "try \(attempt)")
-            #expect(try Self.jobs(conninfo).first?.error == "far side down")
+            // Drained: tried, failed, and waiting out its backoff (not due).
+            #expect(try runner.drain(), "try \(attempt)")
+            let job = try Self.jobs(conninfo).first
+            #expect(job?.attempts == attempt && job?.state == "queued", "try \(attempt)")
+            #expect(job?.error == "far side down")
             clock.advance(by: .seconds(Self.kind.backoffSeconds(afterAttempt: attempt)))
         }
         // Past the window: the try due at its end is the last.
         clock.advance(by: .seconds(Self.kind.windowSeconds!))
-        let dead = eventuallyValue(timeout: .seconds(20)) { () -> Bool? in
-            (try? Self.jobs(conninfo).first?.state) == "dead" ? true : nil
-        }
-        #expect(dead == true)
+        #expect(try runner.drain())
+        #expect(try Self.jobs(conninfo).first?.state == "dead")
         #expect(try Self.jobs(conninfo).first?.error == "far side down")
         #expect(died.withLock { $0 } == [#"{"text":"doomed"}"#])
         #expect(runner.statistics.counters(of: Self.kind).died == 1)
@@ -140,8 +138,9 @@ import TestSupport
         defer { for runner in runners { runner.stop() } }
         let payloads = (0..<200).map { "job \($0)" }
         try Self.enqueue(payloads, conninfo: conninfo)
-        for runner in runners { runner.wake() }
-        #expect(eventuallyValue(timeout: .seconds(30)) { (try? Self.jobs(conninfo).isEmpty) == true ? true : nil } == true)
+        // Each drain waits for the other runner's batches too.
+        for runner in runners { #expect(try runner.drain()) }
+        #expect(try Self.jobs(conninfo).isEmpty)
         let ran = recorders.flatMap { recorder in recorder.runs.withLock { $0.map(\.payload) } }
         #expect(ran.count == 200)
         #expect(Set(ran).count == 200)

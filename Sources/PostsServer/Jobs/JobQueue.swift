@@ -115,6 +115,19 @@ struct JobQueue: Sendable {
         }
     }
 
+    /// Jobs of `kinds` on every instance that are due (waiting, or a lease that has ended) and
+    /// that a runner is trying (a lease still running): what `JobRunner.drain` waits out.
+    func unfinished(_ kinds: [JobKind]) throws -> (due: Int, running: Int) {
+        let row = try pool.withConnection { connection in
+            try connection.query("""
+                SELECT count(*) FILTER (WHERE run_at <= \(clock.now)) AS due,
+                       count(*) FILTER (WHERE state = 'running' AND run_at > \(clock.now)) AS running
+                FROM jobs WHERE kind = ANY(\(PostgresArray(kinds.map(\.name)))) AND state <> 'dead'
+                """).firstRow()
+        }
+        return (try row.decode("due"), try row.decode("running"))
+    }
+
     struct Depth: Sendable, Equatable {
         /// Jobs still to run (waiting or being tried).
         var pending = 0

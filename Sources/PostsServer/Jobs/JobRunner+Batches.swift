@@ -14,6 +14,7 @@ extension JobRunner {
             }
             let healthy = run(batch)
             state.withLock { $0.inFlight[batch.worker.kind.name, default: 1] -= 1 }
+            settle()
             // More may be due for a kind that worked: look at once. One whose far side
             // failed, or that gave jobs back, waits for the next poll rather than spin.
             if healthy { wakeUp.signal() }

@@ -27,6 +27,9 @@ final class JobRunner: Sendable {
     private let finished = DispatchSemaphore(value: 0)
     let state = ParkingLock(State())
     let work = DispatchSemaphore(value: 0)
+    /// Broadcast when a round of the dispatcher or a batch ends: what `pause` and `drain`
+    /// wait on (see `settle`).
+    let settled = NSCondition()
     /// Set by `stop()`: a transfer in progress (libcurl's) ends within about a second.
     let cancellation = CurlTransfer.Cancellation()
 
@@ -55,6 +58,14 @@ final class JobRunner: Sendable {
         /// Claims nothing while set (`pause()`).
         var paused = false
         var threads = 0
+        /// The dispatcher's rounds begun and ended, and the batches it claimed: how `drain`
+        /// knows that a round has looked since it asked.
+        var roundsBegun = 0
+        var roundsEnded = 0
+        var batchesClaimed = 0
+
+        /// No batch waiting for a job thread or running.
+        var isIdle: Bool { pending.isEmpty && inFlight.values.allSatisfy { $0 == 0 } }
     }
 
     init(workers: [JobWorker], conninfo: String, pooler: DatabaseTopology.Pooler = .none, clock: ServerClock, logger: Logger) {
@@ -115,6 +126,7 @@ final class JobRunner: Sendable {
         let threads = state.withLock { $0.threads }
         for _ in 0..<threads { work.signal() }
         let deadline = DispatchTime.now() + 5
+        settle()
         for _ in 0...threads { _ = finished.wait(timeout: deadline) }
         // Batches claimed but never started go back at once, not at the end of their lease.
         for batch in state.withLock({ state in defer { state.pending = [] }; return state.pending }) {
@@ -128,10 +140,7 @@ final class JobRunner: Sendable {
     /// that must change the world between a job's tries, and for an operator's pause.
     func pause() {
         state.withLock { $0.paused = true }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while state.withLock({ $0.inFlight.values.reduce(0, +) > 0 || !$0.pending.isEmpty }), ContinuousClock.now < deadline {
-            usleep(5_000)
-        }
+        _ = waitUntil(Date(timeIntervalSinceNow: 10)) { $0.isIdle }
     }
 
     func resume() {
@@ -145,6 +154,7 @@ final class JobRunner: Sendable {
         var databaseDown = false
         var upkeepDone = ContinuousClock.now - Self.upkeepInterval
         while isRunning {
+            state.withLock { $0.roundsBegun += 1 }
             var more = false
             do {
                 if ContinuousClock.now - upkeepDone >= Self.upkeepInterval {
@@ -160,6 +170,8 @@ final class JobRunner: Sendable {
                 }
                 databaseDown = true
             }
+            state.withLock { $0.roundsEnded += 1 }
+            settle()
             guard !more || databaseDown else { continue }
             _ = wakeUp.wait(timeout: .now() + .milliseconds(Int(Self.pollInterval.milliseconds)))
             // Several wake-ups during one wait ask for one look.
@@ -193,7 +205,10 @@ final class JobRunner: Sendable {
                 continue
             }
             more = more || jobs.count == worker.kind.batch
-            state.withLock { $0.pending.append(Batch(worker: worker, jobs: jobs)) }
+            state.withLock { state in
+                state.pending.append(Batch(worker: worker, jobs: jobs))
+                state.batchesClaimed += 1
+            }
             work.signal()
         }
         return more

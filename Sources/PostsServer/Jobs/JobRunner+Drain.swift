@@ -1,0 +1,50 @@
+import Foundation
+
+/// Waiting for the runner without sleeping: `pause` waits for its batches to end, and a test
+/// (or a command that must not leave work behind) `drain`s it, on the dispatcher's rounds and
+/// the batches' ends rather than by looking at the jobs table every few milliseconds.
+extension JobRunner {
+    /// Runs the jobs of `kinds` (by default every kind this runner runs) that are due now,
+    /// and what they queue in turn, and returns true once none of them is due or being tried,
+    /// here or on another instance; false when that is not so within `timeout`, or when the
+    /// runner is stopped or paused. A job waiting out its backoff is not due: advance the
+    /// clock to have it run.
+    func drain(_ kinds: [JobKind]? = nil, timeout: Duration = .seconds(60)) throws -> Bool {
+        let kinds = kinds ?? self.kinds
+        precondition(Set(kinds).isSubset(of: Set(self.kinds)), "a runner drains only the kinds it runs")
+        let deadline = Date(timeIntervalSinceNow: Double(timeout.milliseconds) / 1000)
+        var lookNow = true
+        while isRunning && !state.withLock({ $0.paused }) {
+            let (asked, claimed) = state.withLock { ($0.roundsBegun, $0.batchesClaimed) }
+            if lookNow { wake() }
+            // A round begun after the question has ended, and whatever it claimed has run.
+            guard waitUntil(deadline, { $0.roundsEnded > asked && $0.isIdle }) else { return false }
+            let left = try queue.unfinished(kinds)
+            if left.due == 0 && left.running == 0 { return true }
+            // More came due (a batch queued it, or a full batch left some): look again at
+            // once. Due but not taken (its kind cannot run here), or held by another runner:
+            // the next round is the next poll or the end of a batch, not a spin.
+            lookNow = left.due > 0 && state.withLock { $0.batchesClaimed > claimed }
+        }
+        return false
+    }
+
+    /// Waits until `condition` holds of the state, or `deadline` passes (false then, unless
+    /// it holds by then). Woken by `settle`.
+    func waitUntil(_ deadline: Date, _ condition: (State) -> Bool) -> Bool {
+        settled.lock()
+        defer { settled.unlock() }
+        while !state.withLock({ condition($0) }) {
+            guard settled.wait(until: deadline) else { return state.withLock { condition($0) } }
+        }
+        return true
+    }
+
+    /// Wakes `waitUntil`'s waiters to look again. Called after the state changed (and its lock
+    /// was let go): a waiter holds `settled` from its look until it waits, so none misses it.
+    func settle() {
+        settled.lock()
+        settled.broadcast()
+        settled.unlock()
+    }
+}
