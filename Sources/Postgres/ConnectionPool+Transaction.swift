@@ -25,13 +25,17 @@ extension ConnectionPool {
     /// propagates so the outer body is run again as a whole). Inside a `withConnection`
     /// it retries on that connection, which the outer call holds through the pause.
     ///
-    /// The BEGIN costs no round trip: it goes out with the body's first statement.
+    /// The BEGIN costs no round trip: it goes out with the body's first statement, and so
+    /// does this copy's precondition if still pending (`serving(_:)`, `Precondition`), between
+    /// the two: when it fails, nothing of the body ran.
     @discardableResult
     public func withTransaction<T>(isolation: IsolationLevel = .readCommitted,
                                    _ body: (PostgresConnection) throws -> T) throws -> T {
         if let outer = connectionOnLoan {
-            if outer.isInTransaction { return try body(outer) }
-            return try Self.retryingConflicts { try runTransaction(on: outer, isolation: isolation, body) }
+            return try outer.carrying(session.pendingPrecondition) {
+                if outer.isInTransaction { return try body(outer) }
+                return try Self.retryingConflicts { try runTransaction(on: outer, isolation: isolation, body) }
+            }
         }
         return try Self.retryingConflicts {
             try withConnection { try runTransaction(on: $0, isolation: isolation, body) }
@@ -45,9 +49,11 @@ extension ConnectionPool {
     @discardableResult
     public func withRetriedStatement<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         if let outer = connectionOnLoan {
-            // Inside a transaction a conflict has aborted it: only the transaction may retry.
-            if outer.isInTransaction { return try body(outer) }
-            return try Self.retryingConflicts { try body(outer) }
+            return try outer.carrying(session.pendingPrecondition) {
+                // Inside a transaction a conflict has aborted it: only the transaction may retry.
+                if outer.isInTransaction { return try body(outer) }
+                return try Self.retryingConflicts { try body(outer) }
+            }
         }
         return try Self.retryingConflicts { try withConnection(body) }
     }

@@ -7,7 +7,12 @@ import Synchronization
 /// rather than queueing forever. Connections are made lazily and checked on every
 /// checkout, so after a database restart the stale ones are replaced without anyone
 /// noticing more than the outage itself.
-public final class ConnectionPool: Sendable {
+///
+/// A value with the pool's shared state behind it: every copy lends the same connections.
+/// A copy made by `serving(_:)` also carries one unit of work's `DatabaseSession` (its read
+/// floor, its precondition) into every connection it lends, so a service holding such a
+/// copy does that work's database work without being told again.
+public struct ConnectionPool: Sendable {
     public struct Configuration: Sendable {
         public var conninfo: String
         public var size: Int
@@ -52,33 +57,62 @@ public final class ConnectionPool: Sendable {
         }
     }
 
-    public let configuration: Configuration
-    /// The streaming replicas `withReadConnection` may read from instead (none: all here).
-    public let replicas: ReplicaSet?
-    private let slots: DispatchSemaphore
-    private let idle = IdleConnections()
-    private let lent = LentConnection()
-    private let inUse = Atomic<Int>(0)
-    private let waiting = Atomic<Int>(0)
-    /// Set when the database failed to connect or answer; cleared by the next success.
-    private let databaseDown = Atomic<Bool>(false)
-    /// While the database is down, the one caller allowed to try it.
-    private let probing = Atomic<Bool>(false)
+    /// What every copy shares: the connections and their accounting.
+    private final class Shared: Sendable {
+        let configuration: Configuration
+        let replicas: ReplicaSet?
+        let slots: DispatchSemaphore
+        let idle = IdleConnections()
+        let lent = LentConnection()
+        let inUse = Atomic<Int>(0)
+        let waiting = Atomic<Int>(0)
+        /// Set when the database failed to connect or answer; cleared by the next success.
+        let databaseDown = Atomic<Bool>(false)
+        /// While the database is down, the one caller allowed to try it.
+        let probing = Atomic<Bool>(false)
 
-    public init(_ configuration: Configuration, replicas: ReplicaSet? = nil) {
-        self.configuration = configuration
-        self.replicas = replicas?.replicas.isEmpty == false ? replicas : nil
-        slots = DispatchSemaphore(value: configuration.size)
+        init(_ configuration: Configuration, replicas: ReplicaSet?) {
+            self.configuration = configuration
+            self.replicas = replicas
+            slots = DispatchSemaphore(value: configuration.size)
+        }
     }
 
+    private let shared: Shared
+    /// The work this copy serves (`serving(_:)`); `.none` for a pool as made.
+    public let session: DatabaseSession
+
+    public init(_ configuration: Configuration, replicas: ReplicaSet? = nil) {
+        shared = Shared(configuration, replicas: replicas?.replicas.isEmpty == false ? replicas : nil)
+        session = .none
+    }
+
+    private init(shared: Shared, session: DatabaseSession) {
+        self.shared = shared
+        self.session = session
+    }
+
+    /// The same pool, lending its connections for the work `session` describes: its reads go
+    /// where its floor allows (`withReadConnection`), and the first statement it sends to the
+    /// primary carries its precondition.
+    public func serving(_ session: DatabaseSession) -> ConnectionPool {
+        ConnectionPool(shared: shared, session: session)
+    }
+
+    public var configuration: Configuration { shared.configuration }
+    /// The streaming replicas `withReadConnection` may read from instead (none: all here).
+    public var replicas: ReplicaSet? { shared.replicas }
+
     public var statistics: Statistics {
-        Statistics(inUse: inUse.load(ordering: .relaxed), idle: idle.count, waiting: waiting.load(ordering: .relaxed))
+        Statistics(inUse: shared.inUse.load(ordering: .relaxed), idle: shared.idle.count,
+                   waiting: shared.waiting.load(ordering: .relaxed))
     }
 
     /// Lends a connection for the duration of `body`; it is the pool's again once `body`
     /// returns, so do not keep it. Called inside another `withConnection` or
     /// `withTransaction` of this pool on the same thread, it lends the same connection
-    /// again (see `LentConnection`).
+    /// again (see `LentConnection`). The connection carries this copy's precondition while
+    /// `body` runs, if it is still pending (`Precondition`).
     ///
     /// While the database is down, one caller at a time tries it (the probe) and the others
     /// fail at once: a frozen or vanished server would otherwise cost every queued request
@@ -87,67 +121,73 @@ public final class ConnectionPool: Sendable {
     /// cancelled (statement_timeout) or refused says nothing against the database.
     @discardableResult
     public func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
-        if let connection = lent.current { return try body(connection) }
+        if let connection = shared.lent.current {
+            return try connection.carrying(session.pendingPrecondition) { try body(connection) }
+        }
         var isProbe = false
-        if databaseDown.load(ordering: .relaxed) {
-            guard probing.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
+        if shared.databaseDown.load(ordering: .relaxed) {
+            guard shared.probing.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
                 throw PostgresError(.connectionFailed, details: "the database is down; another request is probing it")
             }
             isProbe = true
         }
-        defer { if isProbe { probing.store(false, ordering: .releasing) } }
+        defer { if isProbe { shared.probing.store(false, ordering: .releasing) } }
         do {
             let result = try lend(body)
-            if isProbe { databaseDown.store(false, ordering: .relaxed) }
+            if isProbe { shared.databaseDown.store(false, ordering: .relaxed) }
             return result
         } catch let error as PostgresError where error.kind == .connectionFailed || error.kind == .connectionLost {
-            databaseDown.store(true, ordering: .relaxed)
+            shared.databaseDown.store(true, ordering: .relaxed)
             throw error
         } catch let error as PostgresError where error.kind == .server {
-            if isProbe { databaseDown.store(false, ordering: .relaxed) }
+            if isProbe { shared.databaseDown.store(false, ordering: .relaxed) }
             throw error
         }
     }
 
     /// The connection this thread has on loan from this pool, if it is inside one of its
     /// `withConnection` or `withTransaction` calls.
-    var connectionOnLoan: PostgresConnection? { lent.current }
+    var connectionOnLoan: PostgresConnection? { shared.lent.current }
 
     /// True after a failure to reach the database, until a request gets through again.
-    public var isDatabaseDown: Bool { databaseDown.load(ordering: .relaxed) }
+    public var isDatabaseDown: Bool { shared.databaseDown.load(ordering: .relaxed) }
 
     /// Someone else reached the database (a replica's monitor): no need to probe it first.
     func markReachable() {
-        databaseDown.store(false, ordering: .relaxed)
+        shared.databaseDown.store(false, ordering: .relaxed)
     }
 
     private func lend<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
-        waiting.add(1, ordering: .relaxed)
-        let acquired = slots.wait(timeout: .now() + .nanoseconds(Int(configuration.checkoutTimeout.nanoseconds)))
-        waiting.subtract(1, ordering: .relaxed)
+        let configuration = shared.configuration
+        shared.waiting.add(1, ordering: .relaxed)
+        let acquired = shared.slots.wait(timeout: .now() + .nanoseconds(Int(configuration.checkoutTimeout.nanoseconds)))
+        shared.waiting.subtract(1, ordering: .relaxed)
         guard acquired == .success else {
             throw PostgresError(.poolTimeout, details: "all \(configuration.size) connections stayed busy for \(configuration.checkoutTimeout)")
         }
-        inUse.add(1, ordering: .relaxed)
+        shared.inUse.add(1, ordering: .relaxed)
         defer {
-            inUse.subtract(1, ordering: .relaxed)
-            slots.signal()
+            shared.inUse.subtract(1, ordering: .relaxed)
+            shared.slots.signal()
         }
         let connection = try checkOut()
         defer { checkIn(connection) }
-        return try lent.lending(connection) { try body(connection) }
+        return try shared.lent.lending(connection) {
+            try connection.carrying(session.pendingPrecondition) { try body(connection) }
+        }
     }
 
     /// Closes the idle connections; connections on loan close when they come back.
     public func close() {
-        idle.removeAll().forEach { $0.close() }
+        shared.idle.removeAll().forEach { $0.close() }
     }
 
     private func checkOut() throws(PostgresError) -> PostgresConnection {
-        while let connection = idle.pop() {
+        while let connection = shared.idle.pop() {
             if connection.isUsable { return connection }
             connection.close()
         }
+        let configuration = shared.configuration
         return try PostgresConnection(conninfo: configuration.conninfo, connectTimeout: configuration.connectTimeout,
                                       statementTimeout: configuration.statementTimeout,
                                       queryTimeout: configuration.queryTimeout,
@@ -162,7 +202,7 @@ public final class ConnectionPool: Sendable {
             connection.close()
             return
         }
-        idle.push(connection)
+        shared.idle.push(connection)
     }
 }
 

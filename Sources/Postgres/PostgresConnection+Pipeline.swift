@@ -21,31 +21,91 @@ import CLibPQ
 /// - Every answer is read, up to each Sync marker, before leaving pipeline mode, so the
 ///   connection is back in its plain state; if anything is out of step or too slow, the
 ///   connection is closed instead, and the error says the connection was lost.
+/// - A plan may be sent and its answers read later (a precondition checked on the primary
+///   while a replica reads: `checkingCarriedPrecondition`); nothing else is sent in
+///   between, since every statement first reads what is outstanding.
 extension PostgresConnection {
+    /// What one pipeline sends, decided before anything is sent, so that its answers can be
+    /// read later than it was sent (`checkingCarriedPrecondition`).
+    struct PipelinePlan {
+        /// A precondition's statement, ahead of the plan's statement in its Sync segment.
+        struct Check {
+            let precondition: Precondition
+            let key: PreparedStatementCache.Key
+            /// Its prepared name, or the name a Prepare sent with it gives it (`prepare`).
+            let name: String
+            let prepare: Bool
+        }
+
+        let query: SQLQuery
+        let key: PreparedStatementCache.Key
+        let name: String
+        let prepare: Bool
+        let begin: IsolationLevel?
+        let deallocations: [String]
+        let check: Check?
+        let committing: Bool
+        /// Set when `query` is this precondition's own statement, sent alone.
+        let alone: Precondition?
+        let deadline: ContinuousClock.Instant?
+        let file: String
+        let line: Int
+    }
+
     func runPipelined(_ query: SQLQuery, key: PreparedStatementCache.Key, preparedName: String?, committing: Bool = false,
                       precondition: Precondition? = nil,
                       on handle: OpaquePointer, file: String, line: Int) throws(PostgresError) -> PostgresResult {
+        let plan = makePlan(query, key: key, preparedName: preparedName, committing: committing, precondition: precondition,
+                            alone: nil, on: handle, file: file, line: line)
+        try sendPipeline(plan, on: handle)
+        return try receivePipeline(plan, on: handle)
+    }
+
+    /// The plan of a pipeline that sends `precondition`'s statement by itself.
+    func makeCheckPlan(_ precondition: Precondition, on handle: OpaquePointer, file: String, line: Int) -> PipelinePlan {
+        let statement = precondition.statement
+        let key = PreparedStatementCache.Key(sql: statement.sql, parameterTypes: statement.binds.map(\.type.rawValue))
+        return makePlan(statement, key: key, preparedName: statements.name(for: key), committing: false, precondition: nil,
+                        alone: precondition, on: handle, file: file, line: line)
+    }
+
+    private func makePlan(_ query: SQLQuery, key: PreparedStatementCache.Key, preparedName: String?, committing: Bool,
+                          precondition: Precondition?, alone: Precondition?,
+                          on handle: OpaquePointer, file: String, line: Int) -> PipelinePlan {
         let name = preparedName ?? statements.makeName()
-        let deallocations = PQtransactionStatus(handle) == PQTRANS_INERROR ? [] : pendingDeallocations
-        let begin = pendingBegin
-        let deadline = self.deadline
-        // The precondition's statement, built once: (it, its cache key, its prepared name if
-        // any, the name it goes by; a new one must differ from the statement's own).
-        let check = precondition.map { precondition in
+        // The precondition's statement, built once by the precondition: its cache key, its
+        // prepared name if any, else a new one (which must differ from the statement's own).
+        let check = precondition.map { precondition -> PipelinePlan.Check in
             let statement = precondition.statement
             let key = PreparedStatementCache.Key(sql: statement.sql, parameterTypes: statement.binds.map(\.type.rawValue))
             let preparedName = statements.name(for: key)
-            return (statement, key, preparedName, preparedName ?? statements.makeName())
+            return PipelinePlan.Check(precondition: precondition, key: key, name: preparedName ?? statements.makeName(),
+                                      prepare: preparedName == nil)
         }
+        return PipelinePlan(query: query, key: key, name: name, prepare: preparedName == nil, begin: pendingBegin,
+                            deallocations: PQtransactionStatus(handle) == PQTRANS_INERROR ? [] : pendingDeallocations,
+                            check: check, committing: committing, alone: alone, deadline: deadline, file: file, line: line)
+    }
+
+    /// Sends the whole plan and flushes it; nothing is read. On failure the connection is
+    /// closed (a precondition sent alone counts as failed).
+    func sendPipeline(_ plan: PipelinePlan, on handle: OpaquePointer) throws(PostgresError) {
+        guard send(plan, on: handle) else {
+            let error = connectionError(handle, sql: plan.query.sql, file: plan.file, line: plan.line)
+            close()
+            plan.alone?.record(.failed(error))
+            throw error
+        }
+    }
+
+    /// Reads every answer of a plan sent, up to its last Sync, and leaves pipeline mode.
+    func receivePipeline(_ plan: PipelinePlan, on handle: OpaquePointer) throws(PostgresError) -> PostgresResult {
+        let (file, line, deadline, query) = (plan.file, plan.line, plan.deadline, plan.query)
         var failure: PostgresError?
         var result: PostgresResult?
         do throws(PostgresError) {
-            guard send(query, name: name, prepare: preparedName == nil, begin: begin, deallocations: deallocations,
-                       check: check.map { ($0.0, $0.3, $0.2 == nil) }, committing: committing, on: handle) else {
-                throw connectionError(handle, sql: query.sql, file: file, line: line)
-            }
-            if !deallocations.isEmpty {
-                for evicted in deallocations {
+            if !plan.deallocations.isEmpty {
+                for evicted in plan.deallocations {
                     let sql = "DEALLOCATE \(evicted)"
                     if case .succeeded = try readOutcome(on: handle, until: deadline, sql: sql, file: file, line: line) {
                         pendingDeallocations.removeAll { $0 == evicted }
@@ -53,46 +113,53 @@ extension PostgresConnection {
                 }
                 try readSync(on: handle, until: deadline, sql: query.sql, file: file, line: line)
             }
-            if let begin {
+            if let begin = plan.begin {
                 switch try readOutcome(on: handle, until: deadline, sql: begin.beginSQL, file: file, line: line) {
                 case .succeeded: pendingBegin = nil
                 case .failed(let error): failure = error
                 case .skipped: break
                 }
             }
-            if let precondition, let (checkStatement, checkKey, checkPrepared, checkName) = check {
-                let sql = checkStatement.sql
-                if checkPrepared == nil {
+            if let check = plan.check {
+                let sql = check.precondition.statement.sql
+                if check.prepare {
                     switch try readOutcome(on: handle, until: deadline, sql: sql, file: file, line: line) {
                     case .succeeded:
-                        if let evicted = statements.insert(checkKey, name: checkName) { pendingDeallocations.append(evicted) }
+                        if let evicted = statements.insert(check.key, name: check.name) { pendingDeallocations.append(evicted) }
                     case .failed(let error): failure = failure ?? error
                     case .skipped: break
                     }
                 }
                 switch try readOutcome(on: handle, until: deadline, sql: sql, file: file, line: line) {
-                case .succeeded: precondition.outcome = .held
+                case .succeeded: check.precondition.record(.held)
                 case .failed(let error):
-                    precondition.outcome = .failed(error)
+                    check.precondition.record(.failed(error))
                     failure = failure ?? error
                 // Its BEGIN failed: still unchecked.
                 case .skipped: break
                 }
             }
-            if preparedName == nil {
+            if plan.prepare {
                 switch try readOutcome(on: handle, until: deadline, sql: query.sql, file: file, line: line) {
                 case .succeeded:
-                    if let evicted = statements.insert(key, name: name) { pendingDeallocations.append(evicted) }
-                case .failed(let error): failure = failure ?? error
+                    if let evicted = statements.insert(plan.key, name: plan.name) { pendingDeallocations.append(evicted) }
+                case .failed(let error):
+                    failure = failure ?? error
+                    plan.alone?.record(.failed(error))
                 case .skipped: break
                 }
             }
             switch try readOutcome(on: handle, until: deadline, sql: query.sql, file: file, line: line) {
-            case .succeeded(let rows): result = rows
-            case .failed(let error): failure = failure ?? error
+            case .succeeded(let rows):
+                result = rows
+                plan.alone?.record(.held)
+            case .failed(let error):
+                failure = failure ?? error
+                plan.alone?.record(.failed(error))
+            // (Sent alone after a BEGIN that failed: still unchecked.)
             case .skipped: break
             }
-            if committing {
+            if plan.committing {
                 switch try readOutcome(on: handle, until: deadline, sql: "COMMIT", file: file, line: line) {
                 case .succeeded: break
                 case .failed(let error): failure = failure ?? error
@@ -103,6 +170,7 @@ extension PostgresConnection {
             guard PQexitPipelineMode(handle) == 1 else { throw connectionError(handle, sql: query.sql, file: file, line: line) }
         } catch {
             close()
+            plan.alone?.record(.failed(error))
             throw error
         }
         if let failure { throw failure }
@@ -110,30 +178,29 @@ extension PostgresConnection {
         return result
     }
 
-    private func send(_ query: SQLQuery, name: String, prepare: Bool, begin: IsolationLevel?, deallocations: [String],
-                      check: (statement: SQLQuery, name: String, prepare: Bool)?, committing: Bool,
-                      on handle: OpaquePointer) -> Bool {
+    private func send(_ plan: PipelinePlan, on handle: OpaquePointer) -> Bool {
         guard PQenterPipelineMode(handle) == 1 else { return false }
-        if !deallocations.isEmpty {
-            for evicted in deallocations where !sendCommand("DEALLOCATE \(evicted)", on: handle) { return false }
+        if !plan.deallocations.isEmpty {
+            for evicted in plan.deallocations where !sendCommand("DEALLOCATE \(evicted)", on: handle) { return false }
             guard PQpipelineSync(handle) == 1 else { return false }
         }
-        if let begin, !sendCommand(begin.beginSQL, on: handle) { return false }
+        if let begin = plan.begin, !sendCommand(begin.beginSQL, on: handle) { return false }
         // The precondition goes between the BEGIN and the statement, in the same Sync
         // segment: if it fails, the statement is skipped.
-        if let check {
+        if let check = plan.check {
+            let statement = check.precondition.statement
             if check.prepare {
-                let types = check.statement.binds.map(\.type.rawValue)
-                guard PQsendPrepare(handle, check.name, check.statement.sql, Int32(types.count), types) == 1 else { return false }
+                let types = statement.binds.map(\.type.rawValue)
+                guard PQsendPrepare(handle, check.name, statement.sql, Int32(types.count), types) == 1 else { return false }
             }
-            guard sendPrepared(check.name, binds: check.statement.binds, on: handle) else { return false }
+            guard sendPrepared(check.name, binds: statement.binds, on: handle) else { return false }
         }
-        if prepare {
-            let types = query.binds.map(\.type.rawValue)
-            guard PQsendPrepare(handle, name, query.sql, Int32(types.count), types) == 1 else { return false }
+        if plan.prepare {
+            let types = plan.query.binds.map(\.type.rawValue)
+            guard PQsendPrepare(handle, plan.name, plan.query.sql, Int32(types.count), types) == 1 else { return false }
         }
-        guard sendPrepared(name, binds: query.binds, on: handle) else { return false }
-        if committing, !sendCommand("COMMIT", on: handle) { return false }
+        guard sendPrepared(plan.name, binds: plan.query.binds, on: handle) else { return false }
+        if plan.committing, !sendCommand("COMMIT", on: handle) { return false }
         return PQpipelineSync(handle) == 1
     }
 

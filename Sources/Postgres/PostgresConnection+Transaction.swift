@@ -68,7 +68,7 @@ extension PostgresConnection {
             rollback()
             throw failure
         }
-        try execute(unsafeSQL: "COMMIT", file: file, line: line)
+        try execute("COMMIT", carryingPrecondition: false, file: file, line: line)
         runCommitHooks()
     }
 
@@ -84,7 +84,7 @@ extension PostgresConnection {
         case PQTRANS_IDLE:
             return
         case PQTRANS_INTRANS, PQTRANS_INERROR:
-            do { try execute(unsafeSQL: "ROLLBACK") } catch { close() }
+            do { try execute("ROLLBACK", carryingPrecondition: false) } catch { close() }
         default:
             close()
         }

@@ -27,6 +27,12 @@ public final class PostgresConnection {
     var transactionFailure: PostgresError?
     /// What runs once the current transaction has committed (`onCommit`).
     var commitHooks: [() -> Void] = []
+    /// The precondition of the work this connection is lent for, while it is lent
+    /// (`carrying`): the next statement sends it ahead of itself if it is still pending.
+    var carriedPrecondition: Precondition?
+    /// A precondition sent on its own whose answer has not been read yet
+    /// (`checkingCarriedPrecondition`): read before anything else is sent.
+    var outstandingCheck: PipelinePlan?
     /// Zero waits forever (migrations, seeding).
     public var queryTimeout: Duration
     /// Zero: none, even if the role or database sets one (a migration may run for minutes).
@@ -100,6 +106,7 @@ public final class PostgresConnection {
         pendingDeallocations = []
         pendingBegin = nil
         transactionFailure = nil
+        outstandingCheck = nil
     }
 
     /// Once per session, right after connecting: the statement timeout, from our own
@@ -129,7 +136,7 @@ public final class PostgresConnection {
     /// state alone (no system call): good enough to put a connection back; `isUsable`
     /// looks closer on the way out.
     var isIdleInSession: Bool {
-        guard let handle, pendingBegin == nil else { return false }
+        guard let handle, pendingBegin == nil, outstandingCheck == nil else { return false }
         return PQstatus(handle) == CONNECTION_OK && PQtransactionStatus(handle) == PQTRANS_IDLE
             && PQpipelineStatus(handle) == PQ_PIPELINE_OFF
     }
@@ -142,14 +149,13 @@ public final class PostgresConnection {
         return poll(&descriptor, 1, 0) == 0
     }
 
-    /// Runs one statement with bound parameters and returns its rows.
+    /// Runs one statement with bound parameters and returns its rows. When the connection
+    /// carries a pending precondition, it goes ahead of the statement, in its pipeline.
     @discardableResult
     public func query(_ query: SQLQuery, file: String = #fileID, line: Int = #line) throws(PostgresError) -> PostgresResult {
         guard let handle else { throw PostgresError(.connectionLost, details: "connection is closed", file: file, line: line) }
-        let precondition = Precondition.pendingOnThisThread
-        if let precondition, let wrapped = precondition.wrapping(query) {
-            return try run(wrapped, checking: precondition, file: file, line: line)
-        }
+        if outstandingCheck != nil { try awaitOutstandingCheck(file: file, line: line) }
+        let precondition = pendingPrecondition
         let key = PreparedStatementCache.Key(sql: query.sql, parameterTypes: query.binds.map(\.type.rawValue))
         let name = statements.name(for: key)
         guard let name, pendingBegin == nil, pendingDeallocations.isEmpty, precondition == nil else {
@@ -163,19 +169,6 @@ public final class PostgresConnection {
         return try awaitResult(on: handle, sql: query.sql, file: file, line: line)
     }
 
-    /// A statement that carries the precondition as its one-time filter (`Precondition`).
-    private func run(_ wrapped: SQLQuery, checking precondition: Precondition, file: String, line: Int) throws(PostgresError) -> PostgresResult {
-        precondition.outcome = .held  // (so that the statement does not carry it twice)
-        do throws(PostgresError) {
-            return try query(wrapped, file: file, line: line)
-        } catch {
-            // Refuted; or the statement failed for a reason of its own, the condition perhaps
-            // never evaluated: then the next statement carries it.
-            precondition.outcome = error.sqlState == precondition.refutation ? .failed(error) : .pending
-            throw error
-        }
-    }
-
     /// Runs the transaction's last statement and commits it, in one round trip (the COMMIT
     /// goes out in the same pipeline). If the statement fails the COMMIT is skipped and the
     /// transaction left failed, to be rolled back; once this returns, the transaction has
@@ -184,9 +177,10 @@ public final class PostgresConnection {
     public func queryCommitting(_ query: SQLQuery, file: String = #fileID, line: Int = #line) throws(PostgresError) -> PostgresResult {
         guard let handle else { throw PostgresError(.connectionLost, details: "connection is closed", file: file, line: line) }
         guard isInTransaction else { return try self.query(query, file: file, line: line) }
+        if outstandingCheck != nil { try awaitOutstandingCheck(file: file, line: line) }
         let key = PreparedStatementCache.Key(sql: query.sql, parameterTypes: query.binds.map(\.type.rawValue))
         let result = try runPipelined(query, key: key, preparedName: statements.name(for: key), committing: true,
-                                      precondition: Precondition.pendingOnThisThread, on: handle, file: file, line: line)
+                                      precondition: pendingPrecondition, on: handle, file: file, line: line)
         try commit(file: file, line: line)
         return result
     }
@@ -194,17 +188,16 @@ public final class PostgresConnection {
     /// Runs SQL text without parameters, possibly several statements (migrations,
     /// transaction control). Never give it input.
     public func execute(unsafeSQL sql: String, file: String = #fileID, line: Int = #line) throws(PostgresError) {
+        try execute(sql, carryingPrecondition: true, file: file, line: line)
+    }
+
+    /// `carryingPrecondition`: false for the transaction's own COMMIT or ROLLBACK, which
+    /// need no check (the statements before them carried it, or there were none).
+    func execute(_ sql: String, carryingPrecondition: Bool, file: String = #fileID, line: Int = #line) throws(PostgresError) {
         guard let handle else { throw PostgresError(.connectionLost, details: "connection is closed", file: file, line: line) }
+        if outstandingCheck != nil { try awaitOutstandingCheck(file: file, line: line) }
         // A simple query cannot share a pipeline: a pending precondition is checked first, alone.
-        if let precondition = Precondition.pendingOnThisThread {
-            precondition.outcome = .held  // (so that its own statement does not carry it)
-            do throws(PostgresError) {
-                try self.query(precondition.statement, file: file, line: line)
-            } catch {
-                precondition.outcome = .failed(error)
-                throw error
-            }
-        }
+        if carryingPrecondition, let precondition = pendingPrecondition { try check(precondition, on: handle, file: file, line: line) }
         // Several statements in one simple query: a pending BEGIN simply goes first.
         let text = pendingBegin.map { "\($0.beginSQL);\n\(sql)" } ?? sql
         guard PQsendQuery(handle, text) == 1 else { throw connectionError(handle, sql: sql, file: file, line: line) }

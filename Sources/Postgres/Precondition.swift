@@ -1,110 +1,63 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Synchronization
 
-/// A condition that must hold for the work a thread is about to do, checked for free with
-/// the first statement the thread then sends, on whatever connection: a boolean SQL
-/// expression that raises an error when it does not hold. The application uses it to check
-/// that a caller it remembered is still the one the database has (`CallerCache`) without a
-/// round trip of its own.
+/// A condition that must hold before anything one unit of work (a request) sends to the
+/// primary takes effect: a boolean SQL expression that raises `refutation` when it does not
+/// hold. The application uses it to check that a caller it remembered is still the one the
+/// database has (`CallerCache`) without a round trip of its own.
 ///
-/// How it travels with that statement:
-/// - A plain `SELECT` is wrapped, `SELECT * FROM (statement) checked WHERE (SELECT condition)`:
-///   a condition without columns is a one-time filter, evaluated when execution starts,
-///   before any row is read; the same columns come back in the same order.
-/// - Anything else (a write, a `WITH` that may hold one, which cannot be nested) is
-///   preceded by `SELECT condition` in the same pipeline, before their common Sync: if it
-///   fails, PostgreSQL skips the statement behind it (a pipeline skips everything up to the
-///   next Sync after an error, and the two share one implicit transaction).
-/// Either way nothing the thread meant to do happens unless it holds, and its error is the
-/// one thrown.
+/// It travels in the work's `DatabaseSession`, a value the work hands the pool
+/// (`ConnectionPool.serving(_:)`), and nowhere else. How it is checked:
+/// - On the primary, as a statement of its own (`statement`), in the same pipeline and the
+///   same Sync segment as the first statement of a connection lent for that session: if it
+///   raises, PostgreSQL skips the statement behind it (a pipeline skips everything up to the
+///   next Sync after an error, and the two share one implicit transaction, or the one the
+///   statement's BEGIN opens). Nothing the work meant to do happens unless it holds, and its
+///   error is the one thrown. The statement's text is never touched.
+/// - Never on a replica, which may lag: a read that goes to one sends the condition to the
+///   primary first, without waiting, and its answer is used only once the primary said the
+///   condition held (`withReadConnection`).
 ///
-/// Set for a scope with `checking(_:refutation:_:)`, on the thread that does the work (a thread-local
-/// slot, like `LentConnection`: handlers run on plain threads and use their connections
-/// synchronously). A scope that sent no statement at all leaves it `pending`: the caller
-/// must check it by itself then.
-public final class Precondition {
+/// Checked once: the first statement carries it and later ones run alone. Work that sent
+/// nothing leaves it `pending`: the work must check it by itself then (`statement`).
+public final class Precondition: Sendable {
     public enum Outcome: Sendable {
         /// Not sent yet.
         case pending
         case held
-        /// The statement failed (its error, also thrown to the statement behind it).
+        /// Its statement failed (its error, also thrown to the statement behind it).
         case failed(PostgresError)
     }
 
     /// The boolean expression (it raises `refutation` when it does not hold).
     public let condition: SQLQuery
-    /// What the condition raises; another error of a wrapped statement leaves it unchecked.
+    /// What the condition raises.
     public let refutation: SQLState
-    /// The condition as a statement of its own.
-    public var statement: SQLQuery { "SELECT \(condition) AS held" }
-    public internal(set) var outcome: Outcome = .pending
+    /// The condition as the statement that carries it.
+    public let statement: SQLQuery
+    private let state = Mutex<Outcome>(.pending)
 
-    init(_ condition: SQLQuery, refutation: SQLState) {
+    public init(_ condition: SQLQuery, refutation: SQLState) {
         self.condition = condition
         self.refutation = refutation
+        statement = "SELECT \(condition) AS held"
     }
 
-    /// `query` with the condition as its one-time filter, when `query` is a plain `SELECT`.
-    func wrapping(_ query: SQLQuery) -> SQLQuery? {
-        guard Self.isPlainSelect(query.sql) else { return nil }
-        var wrapped = SQLQuery(unsafeSQL: "SELECT * FROM (\n")
-        wrapped.append(query)
-        wrapped.append("\n) checked WHERE (SELECT ")
-        wrapped.append(condition)
-        wrapped.append(")")
-        return wrapped
+    public var outcome: Outcome { state.withLock { $0 } }
+
+    public var isPending: Bool {
+        state.withLock { outcome in
+            if case .pending = outcome { return true }
+            return false
+        }
     }
 
-    private static func isPlainSelect(_ sql: String) -> Bool {
-        let start = sql.utf8.drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\n") }
-        return start.starts(with: "SELECT ".utf8)
-    }
-
-    var isPending: Bool {
-        if case .pending = outcome { return true }
+    /// True when it was checked and raised its refutation.
+    public var wasRefuted: Bool {
+        if case .failed(let error) = outcome { return error.sqlState == refutation }
         return false
     }
 
-    /// Runs `body` with `condition` as the precondition of the first statement it sends on
-    /// this thread; returns the body's result (or error) and what became of the precondition.
-    public static func checking<T>(_ condition: SQLQuery, refutation: SQLState,
-                                   _ body: () throws -> T) -> (Result<T, any Error>, Precondition) {
-        let precondition = Precondition(condition, refutation: refutation)
-        let outer = slot.current
-        slot.set(precondition)
-        defer { slot.set(outer) }
-        return (Result { try body() }, precondition)
-    }
-
-    /// The precondition still waiting for a statement on this thread, if any.
-    static var pendingOnThisThread: Precondition? {
-        guard let precondition = slot.current, precondition.isPending else { return nil }
-        return precondition
-    }
-
-    private static let slot = ThreadSlot()
-
-    private final class ThreadSlot: Sendable {
-        private let key: pthread_key_t
-
-        init() {
-            var key = pthread_key_t()
-            let status = pthread_key_create(&key, nil)
-            precondition(status == 0, "pthread_key_create failed (\(status))")
-            self.key = key
-        }
-
-        /// Stored unretained: the `checking` frame that stored it keeps it alive until it
-        /// puts the outer one back.
-        var current: Precondition? {
-            pthread_getspecific(key).map { Unmanaged<Precondition>.fromOpaque($0).takeUnretainedValue() }
-        }
-
-        func set(_ precondition: Precondition?) {
-            pthread_setspecific(key, precondition.map { Unmanaged.passUnretained($0).toOpaque() })
-        }
+    func record(_ outcome: Outcome) {
+        state.withLock { $0 = outcome }
     }
 }

@@ -10,7 +10,7 @@ import Postgres
 /// too, their counters kept exact. Its images are queued for deletion in the same
 /// transaction.
 struct AccountDeletion: Sendable {
-    let pool: ConnectionPool
+    var pool: ConnectionPool
     let effects: EventEffects
     let images: ImageStore
     /// When a large account's deletion hides it (`AccountPurge.begin`).

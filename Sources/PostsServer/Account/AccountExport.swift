@@ -6,7 +6,7 @@ import Postgres
 /// snapshot, and sent from there: memory stays flat whatever the account's size (100,000
 /// posts are 200 pages of 500), and the client learns the length up front.
 struct AccountExport: Sendable {
-    let pool: ConnectionPool
+    var pool: ConnectionPool
     let sessions: Sessions
 
     static let pageSize = 500

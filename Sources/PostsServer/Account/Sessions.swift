@@ -3,7 +3,7 @@ import Postgres
 /// The caller's sessions (API.md "Sessions and the account"): its live tokens, listed
 /// without the token or its hash, and revoked one by one or all but the current one.
 struct Sessions: Sendable {
-    let pool: ConnectionPool
+    var pool: ConnectionPool
     /// A token unused this long is dead (`TOKEN_TTL`, sliding on `last_used_at`).
     let lifetimeSeconds: Int64
     /// What "now" is for a session's expiry and its revocation (the tokens' clock).

@@ -21,13 +21,15 @@ enum AuthRoutes {
     static let maxDeviceID = 200
 
     static func register(on routes: inout RouteTable, auth: AuthService, profiles: ProfileService) {
-        routes.post("/api/auth/send-code", access: .open) { request, _ in
+        let auth = PerRequest(auth)
+        let profiles = PerRequest(profiles)
+        routes.post("/api/auth/send-code", access: .open) { request, context in
             let fields = try RequestFields.decode(SendCode.self, from: request)
-            try auth.sendCode(to: EmailAddress(required(fields.email, "email")))
+            try auth(context).sendCode(to: EmailAddress(required(fields.email, "email")))
             return JSONObject.success().response()
         }
 
-        routes.post("/api/auth/verify-code", access: .open) { request, _ in
+        routes.post("/api/auth/verify-code", access: .open) { request, context in
             let fields = try RequestFields.decode(VerifyCode.self, from: request)
             let email = try EmailAddress(required(fields.email, "email"))
             let code = try required(fields.code, "code").trimmingCharacters(in: .whitespaces)
@@ -35,17 +37,17 @@ enum AuthRoutes {
             if let deviceID, deviceID.count > maxDeviceID {
                 throw APIError.invalid("device_id must be at most \(maxDeviceID) characters")
             }
-            return try auth.verify(email: email, code: code, deviceID: deviceID).answer
+            return try auth(context).verify(email: email, code: code, deviceID: deviceID).answer
         }
 
         routes.post("/api/auth/logout", access: .required, body: .none) { _, context in
-            try auth.logout(context.requireCaller())
+            try auth(context).logout(context.requireCaller())
             return JSONObject.success().response()
         }
 
         routes.get("/api/me", access: .required) { _, context in
             let caller = try context.requireCaller()
-            guard let me = try profiles.me(caller.userID) else { throw APIError.notFound("no such user") }
+            guard let me = try profiles(context).me(caller.userID) else { throw APIError.notFound("no such user") }
             var user = JSONObject()
             user.add("id", caller.userID)
             user.add("email", me.email)

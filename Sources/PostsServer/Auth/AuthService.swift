@@ -5,9 +5,9 @@ import Postgres
 /// Email-code sign-in: send a code, trade it for a token, give the token back. The answers
 /// never tell whether an address has an account.
 struct AuthService: Sendable {
-    let pool: ConnectionPool
+    var pool: ConnectionPool
     let accounts: Accounts
-    let tokens: Tokens
+    var tokens: Tokens
     /// Codes live and count by the tokens' clock.
     var codes: LoginCodes { LoginCodes(clock: tokens.clock) }
     let outbox: Outbox

@@ -7,11 +7,13 @@ import Postgres
 /// Never trusted on its own: a remembered caller comes with its proof, a condition that
 /// raises (`caller_refuted()`, migration 0020) when the user is gone or suspended, its
 /// blocks or mutes moved on (`relations_version`), the token was revoked or is due to have
-/// its last use written (`Tokens.proof`, `Accounts.proof`). It travels with the request's
-/// first statement (`Precondition`, `CallerProofStage`): when it raises, that statement
-/// did nothing, and the request is run again with the caller read afresh. So the cache can
-/// be wrong only for the length of one statement, like the lookup it replaces, whichever
-/// instance made the change; and it costs a request no round trip of its own.
+/// its last use written (`Tokens.proof`, `Accounts.proof`). It is checked on the primary,
+/// as a statement of its own in the same round trip as the request's first statement there
+/// (`Precondition`, `CallerProofStage`), also when the request's reads go to a replica:
+/// when it raises, nothing of the request was done, and the request is run again with the
+/// caller read afresh. So the cache can be wrong only for the length of one statement, like
+/// the lookup it replaces, whichever instance made the change and however far a replica
+/// lags; and it costs a request no round trip of its own.
 ///
 /// Why: the lookup was one round trip of two for most reads, 33–40% of an authenticated
 /// read's throughput against the same read made anonymously (issue 31's figures).

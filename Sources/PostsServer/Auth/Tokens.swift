@@ -4,7 +4,7 @@ import Postgres
 /// Bearer tokens: 32 random bytes in base64url, handed out once and stored only as their
 /// SHA-256 (computed by PostgreSQL), so the table never holds a usable credential.
 struct Tokens: Sendable {
-    let pool: ConnectionPool
+    var pool: ConnectionPool
     /// `TOKEN_TTL`: a token unused this long is dead (401, like a revoked one).
     var lifetimeSeconds: Int64 = 90 * 24 * 3600
     /// What "now" is for a token's last use, its expiry and its revocation (tests advance it).

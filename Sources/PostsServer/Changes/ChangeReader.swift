@@ -11,7 +11,7 @@ import Postgres
 /// with the horizon of a replica, skip), and the live streams are woken by the primary's
 /// commits (`LISTEN`), which a replica reading a moment later might not show yet.
 struct ChangeReader: Sendable {
-    let pool: ConnectionPool
+    var pool: ConnectionPool
 
     struct Page: Sendable {
         let changes: [Change]

@@ -20,6 +20,7 @@ enum ChangeRoutes {
     /// what a change names next is served by a database that has it.
     static func register(on routes: inout RouteTable, reader: ChangeReader, feed: ChangeFeed, streams: StreamQuota?,
                          reads: ReadYourWrites) {
+        let reader = PerRequest(reader)
         routes.get("/api/changes", etag: true) { request, context in
             let filter = try ChangeFilter(request.query).hiding(for: context.caller, on: .changes)
             let limit = try PageRequest<KeysetCursor>(request.query, maxLimit: maxLimit, defaultLimit: 100).limit
@@ -27,7 +28,7 @@ enum ChangeRoutes {
             guard let text = request.query["since"] else {
                 // No cursor: no changes, and the position to follow from after a full fetch.
                 answer.addRaw("changes", Array("[]".utf8))
-                answer.add("next_since", try reader.currentPosition().text)
+                answer.add("next_since", try reader(context).currentPosition().text)
                 answer.add("has_more", false)
                 var response = answer.response()
                 // (Read after the position: the fetch that follows has everything before it.)
@@ -37,7 +38,7 @@ enum ChangeRoutes {
                 return response
             }
             let since = try ChangeKey(text)
-            let page = try reader.page(after: since, filter: filter, limit: limit)
+            let page = try reader(context).page(after: since, filter: filter, limit: limit)
             var changes: [UInt8] = [UInt8(ascii: "[")]
             for (index, change) in page.changes.enumerated() {
                 if index > 0 { changes.append(UInt8(ascii: ",")) }
@@ -54,7 +55,7 @@ enum ChangeRoutes {
 
         routes.get("/api/events") { request, context in
             try stream(request, context, filter: try ChangeFilter(request.query).hiding(for: context.caller, on: .eventStream),
-                       reader: reader, feed: feed, streams: streams)
+                       reader: reader(context), feed: feed, streams: streams)
         }
     }
 

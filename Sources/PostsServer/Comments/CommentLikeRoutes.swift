@@ -4,6 +4,7 @@ import HTTP
 /// `PUT`/`DELETE /api/comments/<comment_id>/like` (API.md "Comment likes").
 enum CommentLikeRoutes {
     static func register(on routes: inout RouteTable, likes: CommentLikeService) {
+        let likes = PerRequest(likes)
         routes.put("/api/comments/:comment_id/like", access: .required) { _, context in
             try set(true, context)
         }
@@ -13,7 +14,7 @@ enum CommentLikeRoutes {
 
         @Sendable func set(_ liked: Bool, _ context: AppContext) throws -> Response {
             let id = try CommentRoutes.commentID(context)
-            return answer(id, try likes.set(liked, comment: id, by: context.requireCaller()))
+            return answer(id, try likes(context).set(liked, comment: id, by: context.requireCaller()))
         }
     }
 

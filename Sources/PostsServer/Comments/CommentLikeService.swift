@@ -7,7 +7,7 @@ import Postgres
 /// count: see `ChangeLog`), says what happened (`comment_like_changed`) and records what
 /// follows (`EventEffects`). A repeat that changes nothing records nothing.
 struct CommentLikeService: Sendable {
-    let pool: ConnectionPool
+    var pool: ConnectionPool
     let effects: EventEffects
 
     struct State: Sendable {

@@ -7,10 +7,11 @@ enum CommentRoutes {
     /// `clock`: the day an `Idempotency-Key` is remembered for.
     static func register(on routes: inout RouteTable, comments: CommentService, blockedWords: BlockedWords,
                          clock: ServerClock) {
+        let comments = PerRequest(comments)
         routes.get("/api/posts/:id/comments", etag: true) { request, context in
             let id = try context.parameters.require("id", as: Int64.self)
             let all = try flag(request.query["all"], "all")
-            return try PostPageAnswer.make(id, comments.page(of: id, all: all, PageRequest<CommentCursor>(request.query), caller: context.caller),
+            return try PostPageAnswer.make(id, comments(context).page(of: id, all: all, PageRequest<CommentCursor>(request.query), caller: context.caller),
                                            nextCursor: { $0.nextCursor?.text }) { page, answer in
                 answer.addRaw("comments", page.json)
                 answer.add("count", page.count)
@@ -19,7 +20,7 @@ enum CommentRoutes {
 
         routes.get("/api/comments/:comment_id/replies", etag: true) { request, context in
             let id = try commentID(context)
-            guard let page = try comments.replies(of: id, PageRequest<CommentCursor>(request.query), caller: context.caller) else {
+            guard let page = try comments(context).replies(of: id, PageRequest<CommentCursor>(request.query), caller: context.caller) else {
                 throw APIError.notFound("no such comment")
             }
             var answer = JSONObject.success()
@@ -42,11 +43,11 @@ enum CommentRoutes {
             }
             try blockedWords.check(body)
             let idempotency = try IdempotentRequest(request, caller: caller, fields: fields, clock: clock)
-            return try comments.add(body, to: id, replyTo: replyTo, by: caller, idempotency: idempotency).response(as: "comment")
+            return try comments(context).add(body, to: id, replyTo: replyTo, by: caller, idempotency: idempotency).response(as: "comment")
         }
 
         routes.delete("/api/comments/:comment_id", access: .required) { _, context in
-            try comments.delete(commentID(context), by: context.requireCaller())
+            try comments(context).delete(commentID(context), by: context.requireCaller())
             return JSONObject.success().response()
         }
     }

@@ -5,7 +5,7 @@ import Postgres
 /// page of replies, each comment with its author's whole profile (one JOIN), and the writes
 /// (`CommentService+Writes`), each keeping the counters in the same statement.
 struct CommentService: Sendable {
-    let pool: ConnectionPool
+    var pool: ConnectionPool
     let effects: EventEffects
 
     static let maxLength = 2200

@@ -6,7 +6,7 @@ import Postgres
 /// what the server depends on (as `/api/health` says it); the job queue by kind; the
 /// version. One statement; the counts of the day read the tables' `created_at` indexes.
 struct ConsoleOverview: Sendable {
-    let pool: ConnectionPool
+    var pool: ConnectionPool
     /// Whose day "the last 24 h" is.
     let clock: ServerClock
     let health: @Sendable () -> [(String, String)]

@@ -6,7 +6,7 @@ import Postgres
 /// token or its hash), and the reports on the user, their posts or their comments with
 /// reason, details, reporter and state. Both newest first, in keyset pages.
 struct UserRecord: Sendable {
-    let pool: ConnectionPool
+    var pool: ConnectionPool
     /// What is live (`TOKEN_TTL`, revocation) and how a session is written: the owner's view.
     let sessions: Sessions
 

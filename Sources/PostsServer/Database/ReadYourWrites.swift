@@ -3,7 +3,8 @@ import Postgres
 
 /// A user always sees what they just did, with reads served by replicas (API.md "Many
 /// databases"): every answer to a write names where in the primary's log it ended
-/// (`Read-After`), and a read sets its floor (`ReadConsistency`) to the most recent of
+/// (`Read-After`), and a read sets its floor (`DatabaseSession.readFloor`, in the request's
+/// `AppContext.session`) to the most recent of
 /// - the `Read-After` a client sent back (PostsClient does; opaque to clients, the log
 ///   position as text), on any instance;
 /// - the last write through this instance of its caller, and for an anonymous read, of
@@ -121,7 +122,8 @@ struct ReadYourWritesStage: RequestStage {
         let address = context.http.remoteAddress
         let floor = reads.floor(of: request, caller: context.caller,
                                 callerReadAfresh: context.caller != nil && context.callerProof == nil, address: address)
-        var response = try ReadConsistency.requiring(floor) { try next(request, &context) }
+        context.session.readFloor = floor
+        var response = try next(request, &context)
         if request.method != .GET && request.method != .HEAD && (200..<300).contains(response.status.code) {
             response.headers.add(ReadYourWrites.header,
                                  reads.written(by: context.caller, namedInBody: context.callerNamedInBody, address: address))

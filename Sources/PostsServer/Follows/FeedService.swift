@@ -43,7 +43,7 @@ import Postgres
 /// skips those rows and goes on, so a page is full whenever more posts follow. The rows
 /// beyond a reader's `depth` newest are pruned (`UpkeepPruner`).
 struct FeedService: Sendable {
-    let pool: ConnectionPool
+    var pool: ConnectionPool
 
     /// Posts a reader can page back through (API.md: at least 800); then `next_cursor` is null.
     static let depth = 1_000

@@ -4,10 +4,12 @@ import HTTP
 /// `…/following`, and the home feed `GET /api/feed` (API.md "Following").
 enum FollowRoutes {
     static func register(on routes: inout RouteTable, follows: FollowService, feed: FeedService) {
+        let follows = PerRequest(follows)
+        let feed = PerRequest(feed)
         for on in [true, false] {
             let handler: RouteTable.Handler = { _, context in
                 let user = try context.parameters.require("id", as: Int64.self)
-                let state = try follows.set(following: on, user: user, by: context.requireCaller())
+                let state = try follows(context).set(following: on, user: user, by: context.requireCaller())
                 var answer = JSONObject.success()
                 answer.add("user_id", user)
                 answer.add("following", state.following)
@@ -24,7 +26,7 @@ enum FollowRoutes {
         for side in [FollowService.Side.followers, .following] {
             routes.get("/api/users/:id/\(side == .followers ? "followers" : "following")", etag: true) { request, context in
                 let user = try context.parameters.require("id", as: Int64.self)
-                guard let listed = try follows.list(side, of: user, caller: context.caller, PageRequest<KeysetCursor>(request.query)) else {
+                guard let listed = try follows(context).list(side, of: user, caller: context.caller, PageRequest<KeysetCursor>(request.query)) else {
                     throw APIError.notFound("no such user")
                 }
                 var answer = JSONObject.success()
@@ -35,7 +37,7 @@ enum FollowRoutes {
         }
 
         routes.get("/api/feed", access: .required, etag: true) { request, context in
-            let page = try feed.page(for: context.requireCaller(), PageRequest<FeedCursor>(request.query))
+            let page = try feed(context).page(for: context.requireCaller(), PageRequest<FeedCursor>(request.query))
             var answer = JSONObject.success()
             answer.addRaw("posts", page.json)
             answer.add("next_cursor", page.nextCursor?.text)

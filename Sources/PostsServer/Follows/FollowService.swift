@@ -4,7 +4,7 @@ import Postgres
 /// and say what happened (`FollowChanged`: the write path records it and fills or empties
 /// the follower's home feed, see `FeedEffects`); and the followers and following pages.
 struct FollowService: Sendable {
-    let pool: ConnectionPool
+    var pool: ConnectionPool
     let effects: EventEffects
 
     /// How many of the followee's newest posts a new follow copies into the follower's feed.

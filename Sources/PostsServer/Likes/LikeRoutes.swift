@@ -3,12 +3,13 @@ import HTTP
 /// `PUT`/`DELETE /api/posts/<id>/like`, `POST …/like/toggle` and `GET …/likes`.
 enum LikeRoutes {
     static func register(on routes: inout RouteTable, likes: LikeService) {
+        let likes = PerRequest(likes)
         for (method, path, action) in [("PUT", "/api/posts/:id/like", LikeService.Action.like),
                                        ("DELETE", "/api/posts/:id/like", .unlike),
                                        ("POST", "/api/posts/:id/like/toggle", .toggle)] {
             let handler: RouteTable.Handler = { _, context in
                 let id = try context.parameters.require("id", as: Int64.self)
-                let state = try likes.apply(action, post: id, by: context.requireCaller())
+                let state = try likes(context).apply(action, post: id, by: context.requireCaller())
                 var answer = JSONObject.success()
                 answer.add("post_id", id)
                 answer.add("liked", state.liked)
@@ -24,7 +25,7 @@ enum LikeRoutes {
 
         routes.get("/api/posts/:id/likes", etag: true) { request, context in
             let id = try context.parameters.require("id", as: Int64.self)
-            return try PostPageAnswer.make(id, likes.likers(of: id, PageRequest<KeysetCursor>(request.query), caller: context.caller),
+            return try PostPageAnswer.make(id, likes(context).likers(of: id, PageRequest<KeysetCursor>(request.query), caller: context.caller),
                                            nextCursor: { $0.nextCursor?.text }) { likers, answer in
                 answer.add("like_count", likers.likeCount)
                 answer.addRaw("profiles", likers.profilesJSON)

@@ -5,7 +5,7 @@ import Postgres
 /// the like row and the post's counter together, after the post's lock) that says what
 /// happened (`like_changed`) and records what follows from it (`EventEffects`).
 struct LikeService: Sendable {
-    let pool: ConnectionPool
+    var pool: ConnectionPool
     let effects: EventEffects
 
     enum Action: Sendable {

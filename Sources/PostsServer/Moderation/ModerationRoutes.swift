@@ -5,18 +5,20 @@ import HTTP
 /// `/api/moderation` (403 for anyone else), API.md "Safety".
 enum ModerationRoutes {
     static func register(on routes: inout RouteTable, reports: ReportService, moderation: ModerationService) {
+        let reports = PerRequest(reports)
+        let moderation = PerRequest(moderation)
         routes.post("/api/reports", access: .required) { request, context in
             let fields = try RequestFields.decode(ReportFields.self, from: request)
-            let (report, created) = try reports.report(try fields.target(), reason: fields.reason ?? "",
-                                                       details: fields.details ?? "", by: context.requireCaller())
+            let (report, created) = try reports(context).report(try fields.target(), reason: fields.reason ?? "",
+                                                                details: fields.details ?? "", by: context.requireCaller())
             var answer = JSONObject.success()
             answer.addRaw("report", report)
             return answer.response(status: created ? .created : .ok)
         }
 
         routes.get("/api/moderation/reports", access: .required) { request, context in
-            try moderation.requireModerator(context.requireCaller())
-            let page = try moderation.queue(status: request.query["status"] ?? "open", PageRequest<KeysetCursor>(request.query))
+            try moderation(context).requireModerator(context.requireCaller())
+            let page = try moderation(context).queue(status: request.query["status"] ?? "open", PageRequest<KeysetCursor>(request.query))
             var answer = JSONObject.success()
             answer.addRaw("reports", page.json)
             answer.add("next_cursor", page.next)
@@ -25,23 +27,23 @@ enum ModerationRoutes {
 
         routes.post("/api/moderation/reports/:id/resolve", access: .required) { request, context in
             let caller = try context.requireCaller()
-            try moderation.requireModerator(caller)
+            try moderation(context).requireModerator(caller)
             let id = try context.parameters.require("id", as: Int64.self)
             let fields = try RequestFields.decode(ResolveFields.self, from: request)
             guard let action = fields.action.flatMap(ModerationService.Action.init(rawValue:)) else {
                 throw APIError.invalid("action must be dismiss, remove or suspend")
             }
-            try moderation.resolve(id, action, note: try note(fields.note), by: caller)
+            try moderation(context).resolve(id, action, note: try note(fields.note), by: caller)
             return JSONObject.success().response()
         }
 
         for suspended in [true, false] {
             routes.post("/api/moderation/users/:id/\(suspended ? "suspend" : "unsuspend")", access: .required) { request, context in
                 let caller = try context.requireCaller()
-                try moderation.requireModerator(caller)
+                try moderation(context).requireModerator(caller)
                 let id = try context.parameters.require("id", as: Int64.self)
                 let fields = request.body.isEmpty ? NoteFields() : try RequestFields.decode(NoteFields.self, from: request)
-                try moderation.setSuspended(suspended, user: id, note: try note(fields.note), by: caller)
+                try moderation(context).setSuspended(suspended, user: id, note: try note(fields.note), by: caller)
                 var answer = JSONObject.success()
                 answer.add("user_id", id)
                 answer.add("suspended", suspended)
@@ -50,8 +52,8 @@ enum ModerationRoutes {
         }
 
         routes.get("/api/moderation/log", access: .required) { request, context in
-            try moderation.requireModerator(context.requireCaller())
-            let page = try ModerationLog.page(PageRequest<KeysetCursor>(request.query), pool: moderation.pool)
+            try moderation(context).requireModerator(context.requireCaller())
+            let page = try ModerationLog.page(PageRequest<KeysetCursor>(request.query), pool: moderation(context).pool)
             var answer = JSONObject.success()
             answer.addRaw("entries", page.json)
             answer.add("next_cursor", page.next?.text)

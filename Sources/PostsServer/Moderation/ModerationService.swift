@@ -4,7 +4,7 @@ import Postgres
 /// users. Every action, what follows from it (`EventEffects`) and its log entry are one
 /// transaction; images of what was removed are queued for deletion in it.
 struct ModerationService: Sendable {
-    let pool: ConnectionPool
+    var pool: ConnectionPool
     let posts: PostService
     let comments: CommentService
     /// When a report is resolved and a user suspended.

@@ -4,7 +4,7 @@ import Postgres
 /// `POST /api/reports` (API.md "Safety"): a report of a post, a comment or a user, by a
 /// signed-in user; one open report per reporter and target.
 struct ReportService: Sendable {
-    let pool: ConnectionPool
+    var pool: ConnectionPool
 
     enum Target: Sendable, Equatable {
         case post(Int64)

@@ -9,7 +9,7 @@ import Postgres
 /// is hidden from a moderator here, suspended users least of all (that is the point): it
 /// is not one of `Visibility`'s reader surfaces.
 struct UserLookup: Sendable {
-    let pool: ConnectionPool
+    var pool: ConnectionPool
 
     static let maxResults = 20
 

@@ -5,8 +5,10 @@ import HTTP
 enum NotificationRoutes {
     static func register(on routes: inout RouteTable, notifications: NotificationService, reader: ChangeReader,
                          feed: ChangeFeed, streams: StreamQuota?) {
+        let notifications = PerRequest(notifications)
+        let reader = PerRequest(reader)
         routes.get("/api/notifications", access: .required, etag: true) { request, context in
-            let page = try notifications.page(for: context.requireCaller(), PageRequest<KeysetCursor>(request.query))
+            let page = try notifications(context).page(for: context.requireCaller(), PageRequest<KeysetCursor>(request.query))
             var answer = JSONObject.success()
             answer.addRaw("notifications", page.json)
             answer.add("unread_count", Int64(page.unreadCount))
@@ -17,7 +19,7 @@ enum NotificationRoutes {
         routes.post("/api/notifications/read", access: .required) { request, context in
             let fields = request.body.isEmpty ? ReadFields() : try RequestFields.decode(ReadFields.self, from: request)
             if let upTo = fields.up_to, upTo < 1 { throw APIError.invalid("up_to must be a notification id") }
-            let unread = try notifications.markRead(for: context.requireCaller(), upTo: fields.up_to)
+            let unread = try notifications(context).markRead(for: context.requireCaller(), upTo: fields.up_to)
             var answer = JSONObject.success()
             answer.add("unread_count", Int64(unread))
             return answer.response()
@@ -27,7 +29,7 @@ enum NotificationRoutes {
         // address's quota of streams), over the caller's private changes only.
         routes.get("/api/notifications/events", access: .required) { request, context in
             try ChangeRoutes.stream(request, context, filter: .notifications(for: context.requireCaller()),
-                                    reader: reader, feed: feed, streams: streams)
+                                    reader: reader(context), feed: feed, streams: streams)
         }
     }
 

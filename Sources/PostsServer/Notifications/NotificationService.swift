@@ -9,7 +9,7 @@ import Postgres
 /// from suspended users. The unread count leaves out the same ones, so a badge never
 /// counts what the list does not show.
 struct NotificationService: Sendable {
-    let pool: ConnectionPool
+    var pool: ConnectionPool
 
     struct Page: Sendable {
         let json: [UInt8]

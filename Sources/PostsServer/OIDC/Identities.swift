@@ -4,7 +4,7 @@ import Postgres
 /// one, which may not take the account's last way in (its identities, and email codes when
 /// its email is a real address).
 struct Identities: Sendable {
-    let pool: ConnectionPool
+    var pool: ConnectionPool
     let providers: [OIDCProvider]
 
     enum Unlink {

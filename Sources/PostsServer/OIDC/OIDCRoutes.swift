@@ -19,6 +19,8 @@ enum OIDCRoutes {
 
     static func register(on routes: inout RouteTable, keys: [String: ProviderKeys], signIn: ProviderSignIn,
                          identities: Identities, clock: ServerClock) {
+        let signIn = PerRequest(signIn)
+        let identities = PerRequest(identities)
         // A caller (a bearer token) links the identity to their account: the way to add a
         // provider to an account whose email the provider may not join by.
         routes.post("/api/auth/oidc", access: .optional) { request, context in
@@ -52,19 +54,19 @@ enum OIDCRoutes {
             } catch {
                 throw APIError.unauthenticated("\(error)")
             }
-            return try signIn.signIn(claims, from: store.provider, linkingTo: context.caller, fullName: fullName,
-                                     deviceID: fields.deviceID).answer
+            return try signIn(context).signIn(claims, from: store.provider, linkingTo: context.caller, fullName: fullName,
+                                              deviceID: fields.deviceID).answer
         }
 
         routes.get("/api/me/identities", access: .required) { _, context in
             var answer = JSONObject.success()
-            answer.add("identities", try identities.list(of: context.requireCaller()))
+            answer.add("identities", try identities(context).list(of: context.requireCaller()))
             return answer.response()
         }
 
         routes.delete("/api/me/identities/:id", access: .required) { _, context in
             let id = try context.parameters.require("id", as: Int64.self)
-            switch try identities.unlink(id, of: context.requireCaller()) {
+            switch try identities(context).unlink(id, of: context.requireCaller()) {
             case .removed: return JSONObject.success().response()
             case .notFound: throw APIError.notFound("no such identity")
             case .lastWayIn: throw APIError.conflict("this identity is the account's last way in: link another first")

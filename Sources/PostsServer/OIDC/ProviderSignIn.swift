@@ -10,7 +10,7 @@ import Postgres
 /// could otherwise take the address's email-code account, or have its owner's email-code
 /// sign-in land in theirs. A signed-in caller links the identity to their own account.
 struct ProviderSignIn: Sendable {
-    let pool: ConnectionPool
+    var pool: ConnectionPool
     let accounts: Accounts
     let tokens: Tokens
 

@@ -2,11 +2,18 @@ import HTTP
 import Postgres
 
 /// Checks a caller the identity stage remembered rather than read (`CallerCache`): its
-/// proof travels with the request's first statement (`Precondition`: a read's one-time
-/// filter, or a statement ahead of a write in the same pipeline), so a current caller
-/// costs no round trip. When the proof fails, that statement did nothing: the caller is
-/// read afresh (401 or 403 if it is no longer valid) and the request runs again, nothing of
-/// its first run having been done.
+/// proof becomes the precondition of the request's session (`AppContext.session`), so it
+/// goes to the primary as a statement of its own in the same round trip as the request's
+/// first statement there, ahead of it in one implicit transaction (`Precondition`); a read
+/// served by a replica has it checked on the primary meanwhile and counts only once it
+/// held. A current caller costs no round trip.
+///
+/// When the proof fails, nothing of the request was done: the statement it went ahead of
+/// was skipped (or the replica's read dropped), and it went with the first statement the
+/// request sent to the primary, so nothing had been written before. Then the caller is
+/// read afresh (401 or 403 if it is no longer valid) and the request runs again for it.
+/// When the request sent nothing to the primary at all (a route that reads nothing), the
+/// proof is checked by itself before the answer goes out.
 ///
 /// On the heavy lane the proof is checked first, by itself: work there comes before the
 /// first statement (an image resized, a file stored) and must not be done twice.
@@ -20,14 +27,16 @@ struct CallerProofStage: RequestStage {
             if try identity.holds(proof) { return try next(request, &context) }
             return try again(request, &context, next: next)
         }
+        let precondition = Precondition(proof, refutation: CallerCache.refuted)
         var attempt = context
-        let (result, precondition) = Precondition.checking(proof, refutation: CallerCache.refuted) { try next(request, &attempt) }
+        attempt.session.precondition = precondition
+        let result = Result { try next(request, &attempt) }
         switch precondition.outcome {
         case .failed(let error) where error.sqlState == CallerCache.refuted:
             return try again(request, &context, next: next)
         case .pending:
-            // It sent no statement: a route that reads nothing, or one moving to the heavy lane
-            // (which runs this stage again there).
+            // It sent nothing to the primary: a route that reads nothing, or one moving to the
+            // heavy lane (which runs this stage again there).
             if case .failure(let error) = result, error is MoveToHeavyLane { throw error }
             if try !identity.holds(proof) { return try again(request, &context, next: next) }
         case .held, .failed:

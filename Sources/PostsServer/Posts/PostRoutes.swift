@@ -5,27 +5,28 @@ enum PostRoutes {
     /// `clock`: the day an `Idempotency-Key` is remembered for.
     static func register(on routes: inout RouteTable, posts: PostService, uploadDirectory: String,
                          blockedWords: BlockedWords, clock: ServerClock) {
+        let posts = PerRequest(posts)
         let body = postBody(uploadDirectory: uploadDirectory)
 
         routes.get("/api/posts", etag: true) { request, context in
             let parent = try parentFilter(request.query["parent_id"])
             let author = try request.query["user_id"].map { text throws(APIError) in try queryID(text, "user_id") }
-            return pageAnswer(try posts.page(parent: parent, author: author, PageRequest<KeysetCursor>(request.query), caller: context.caller))
+            return pageAnswer(try posts(context).page(parent: parent, author: author, PageRequest<KeysetCursor>(request.query), caller: context.caller))
         }
 
         routes.get("/api/posts/recent", etag: true) { request, context in
-            pageAnswer(try posts.page(PageRequest<KeysetCursor>(request.query), caller: context.caller))
+            pageAnswer(try posts(context).page(PageRequest<KeysetCursor>(request.query), caller: context.caller))
         }
 
         routes.get("/api/posts/:id", etag: true) { _, context in
             let id = try context.parameters.require("id", as: Int64.self)
-            guard let post = try posts.post(id, caller: context.caller) else { throw APIError.notFound("no such post") }
+            guard let post = try posts(context).post(id, caller: context.caller) else { throw APIError.notFound("no such post") }
             return postAnswer(post)
         }
 
         routes.get("/api/posts/:id/children", etag: true) { request, context in
             let id = try context.parameters.require("id", as: Int64.self)
-            return try PostPageAnswer.make(id, posts.children(of: id, PageRequest<KeysetCursor>(request.query), caller: context.caller),
+            return try PostPageAnswer.make(id, posts(context).children(of: id, PageRequest<KeysetCursor>(request.query), caller: context.caller),
                                            nextCursor: { $0.nextCursor?.text }) { page, answer in
                 answer.addRaw("children", page.json)
                 answer.add("count", page.count)
@@ -34,7 +35,7 @@ enum PostRoutes {
 
         routes.get("/api/posts/:id/ancestors", etag: true) { _, context in
             let id = try context.parameters.require("id", as: Int64.self)
-            guard let ancestors = try posts.ancestors(of: id, caller: context.caller) else {
+            guard let ancestors = try posts(context).ancestors(of: id, caller: context.caller) else {
                 throw APIError.notFound("no such post")
             }
             var answer = JSONObject.success()
@@ -51,7 +52,7 @@ enum PostRoutes {
                 let draft = try PostDraft(fields, image: try image(of: request, context))
                 try blockedWords.check(draft.title, draft.summary, draft.body)
                 let idempotency = try IdempotentRequest(request, caller: caller, fields: fields, clock: clock)
-                return try posts.create(draft, by: caller, idempotency: idempotency).response(as: "post")
+                return try posts(context).create(draft, by: caller, idempotency: idempotency).response(as: "post")
             }
         }
 
@@ -59,7 +60,7 @@ enum PostRoutes {
             let id = try context.parameters.require("id", as: Int64.self)
             let edits = try PostEdits(BodyFields(request), image: try image(of: request, context))
             try blockedWords.check(edits.title, edits.summary, edits.body)
-            return postAnswer(try posts.update(id, with: edits, by: context.requireCaller()))
+            return postAnswer(try posts(context).update(id, with: edits, by: context.requireCaller()))
         }
 
         // Firefly's form variant of the PATCH: the post's id in a `post_id` field.
@@ -70,12 +71,12 @@ enum PostRoutes {
             }
             let edits = try PostEdits(fields, image: try image(of: request, context))
             try blockedWords.check(edits.title, edits.summary, edits.body)
-            return postAnswer(try posts.update(id, with: edits, by: context.requireCaller()))
+            return postAnswer(try posts(context).update(id, with: edits, by: context.requireCaller()))
         }
 
         routes.delete("/api/posts/:id", access: .required) { _, context in
             let id = try context.parameters.require("id", as: Int64.self)
-            try posts.delete(id, by: context.requireCaller())
+            try posts(context).delete(id, by: context.requireCaller())
             return JSONObject.success().response()
         }
 
@@ -88,7 +89,7 @@ enum PostRoutes {
                 throw APIError.invalid("parent_id is required (null moves the post to the root)")
             }
             let parent = try PostText.postID(fields, "parent_id")
-            return postAnswer(try posts.reparent(id, under: parent, by: context.requireCaller()))
+            return postAnswer(try posts(context).reparent(id, under: parent, by: context.requireCaller()))
         }
     }
 

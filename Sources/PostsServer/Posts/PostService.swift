@@ -4,7 +4,7 @@ import Postgres
 /// (`PostService+Writes`). Each read is one prepared statement; a page is a keyset scan of
 /// one of the (…, created_at DESC, id DESC) indexes, so it costs the same at any depth.
 struct PostService: Sendable {
-    let pool: ConnectionPool
+    var pool: ConnectionPool
     let effects: EventEffects
     let images: ImageStore
 

@@ -6,9 +6,10 @@ import Postgres
 enum ProfileRoutes {
     static func register(on routes: inout RouteTable, profiles: ProfileService, images: ImageStore,
                          blockedWords: BlockedWords) {
+        let profiles = PerRequest(profiles)
         routes.get("/api/profiles/:user_id", etag: true) { _, context in
             let userID = try context.parameters.require("user_id", as: Int64.self)
-            guard let profile = try profiles.profile(of: userID, caller: context.caller) else { throw APIError.notFound("no such profile") }
+            guard let profile = try profiles(context).profile(of: userID, caller: context.caller) else { throw APIError.notFound("no such profile") }
             return answer(profile)
         }
 
@@ -16,7 +17,7 @@ enum ProfileRoutes {
             let caller = try context.requireCaller()
             let patch = try RequestFields.decode(ProfilePatch.self, from: request).validated()
             try blockedWords.check(patch.username, patch.fullName, patch.bio)
-            return answer(try profiles.update(caller.userID, with: patch))
+            return answer(try profiles(context).update(caller.userID, with: patch))
         }
 
         routes.put("/api/profiles/me/avatar", access: .required,
@@ -28,7 +29,7 @@ enum ProfileRoutes {
             try context.http.requireHeavyLane()
             let stored = try images.keepAvatar(file)
             do {
-                return answer(try profiles.update(caller.userID, with: ProfilePatch(avatar: .set(stored.url))))
+                return answer(try profiles(context).update(caller.userID, with: ProfilePatch(avatar: .set(stored.url))))
             } catch {
                 images.remove(url: stored.url)
                 throw error
@@ -37,7 +38,7 @@ enum ProfileRoutes {
 
         routes.delete("/api/profiles/me/avatar", access: .required) { _, context in
             let caller = try context.requireCaller()
-            return answer(try profiles.update(caller.userID, with: ProfilePatch(avatar: .clear)))
+            return answer(try profiles(context).update(caller.userID, with: ProfilePatch(avatar: .clear)))
         }
     }
 

@@ -3,7 +3,7 @@ import Postgres
 /// Profiles: read one, read the caller's own with its account, change the caller's own.
 /// Profiles come back as API.md's JSON, written by `ProfileShape`.
 struct ProfileService: Sendable {
-    let pool: ConnectionPool
+    var pool: ConnectionPool
     let effects: EventEffects
     /// Where a replaced avatar's deletion is queued.
     let images: ImageStore

@@ -4,11 +4,12 @@ import HTTP
 /// the token.
 enum PushTokenRoutes {
     static func register(on routes: inout RouteTable, tokens: PushTokens) {
+        let tokens = PerRequest(tokens)
         let body = BodyPolicy.collect(limit: Configuration.UploadLimits.api.maxJSONBytes)
         routes.put("/api/me/push-tokens", access: .required, body: body) { request, context in
             let input = try RequestFields.decode(PushTokenInput.self, from: request).validated()
             var answer = JSONObject.success()
-            answer.add("push_token", try tokens.register(input, for: context.requireCaller()))
+            answer.add("push_token", try tokens(context).register(input, for: context.requireCaller()))
             return answer.response()
         }
 
@@ -16,7 +17,7 @@ enum PushTokenRoutes {
         routes.delete("/api/me/push-tokens", access: .required, body: body) { request, context in
             let input = try RequestFields.decode(PushTokenInput.self, from: request).validated()
             var answer = JSONObject.success()
-            answer.add("removed", try tokens.remove(input, for: context.requireCaller()))
+            answer.add("removed", try tokens(context).remove(input, for: context.requireCaller()))
             return answer.response()
         }
     }

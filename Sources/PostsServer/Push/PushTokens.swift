@@ -4,7 +4,7 @@ import Postgres
 /// token names one device: registered by another account (someone else signed in on that
 /// phone), it moves there, so a phone is never pushed another person's notifications.
 struct PushTokens: Sendable {
-    let pool: ConnectionPool
+    var pool: ConnectionPool
     /// A registration's `created_at`, from which `PUSH_TOKEN_RETENTION` counts.
     let clock: ServerClock
 

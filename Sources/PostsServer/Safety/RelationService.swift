@@ -4,7 +4,7 @@ import Postgres
 /// lists of them, newest first. What they hide is `Visibility`'s; a write that changed a
 /// set says so (`relations_changed`), so that the streams already open see it too.
 struct RelationService: Sendable {
-    let pool: ConnectionPool
+    var pool: ConnectionPool
     let effects: EventEffects
 
     enum Kind: Sendable {

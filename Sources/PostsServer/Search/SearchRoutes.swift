@@ -4,6 +4,8 @@ import HTTP
 /// Open to anyone; a signed-in caller's blocks and mutes apply (`Visibility.Surface.search`).
 enum SearchRoutes {
     static func register(on routes: inout RouteTable, search: SearchService, tags: TagService) {
+        let search = PerRequest(search)
+        let tags = PerRequest(tags)
         routes.get("/api/search", etag: true) { request, context in
             let text = try SearchService.validQuery(request.query["q"])
             let page = try PageRequest<NoCursor>(request.query)
@@ -14,15 +16,15 @@ enum SearchRoutes {
             var answer = JSONObject.success()
             switch request.query["type"] ?? "posts" {
             case "posts":
-                let found = try search.posts(text, sort: sort, limit: page.limit, cursor: cursor, caller: context.caller)
+                let found = try search(context).posts(text, sort: sort, limit: page.limit, cursor: cursor, caller: context.caller)
                 answer.addRaw("posts", found.json)
                 answer.add("next_cursor", found.nextCursor)
             case "people":
-                let found = try search.people(text, limit: page.limit, cursor: cursor, caller: context.caller)
+                let found = try search(context).people(text, limit: page.limit, cursor: cursor, caller: context.caller)
                 answer.addRaw("profiles", found.json)
                 answer.add("next_cursor", found.nextCursor)
             case "tags":
-                let found = try search.tags(text, limit: page.limit, cursor: cursor)
+                let found = try search(context).tags(text, limit: page.limit, cursor: cursor)
                 answer.addRaw("tags", found.json)
                 answer.add("next_cursor", found.nextCursor)
             default:
@@ -31,10 +33,10 @@ enum SearchRoutes {
             return answer.response()
         }
 
-        routes.get("/api/tags/trending", etag: true) { request, _ in
+        routes.get("/api/tags/trending", etag: true) { request, context in
             let limit = try PageRequest<NoCursor>(request.query, maxLimit: TagService.maxListed, defaultLimit: 10).limit
             var list: [UInt8] = [UInt8(ascii: "[")]
-            for (index, tag) in try tags.trending(limit: limit).enumerated() {
+            for (index, tag) in try tags(context).trending(limit: limit).enumerated() {
                 if index > 0 { list.append(UInt8(ascii: ",")) }
                 TagShape.append(tag, to: &list)
             }
@@ -46,7 +48,7 @@ enum SearchRoutes {
 
         routes.get("/api/tags/:name", etag: true) { _, context in
             let name = try context.parameters.require("name", as: String.self)
-            guard let tag = try tags.tag(name) else { throw APIError.notFound("no such tag") }
+            guard let tag = try tags(context).tag(name) else { throw APIError.notFound("no such tag") }
             var answer = JSONObject.success()
             answer.addRaw("tag", tag)
             return answer.response()
@@ -54,7 +56,7 @@ enum SearchRoutes {
 
         routes.get("/api/tags/:name/posts", etag: true) { request, context in
             let name = try context.parameters.require("name", as: String.self)
-            guard let page = try tags.posts(name, PageRequest<KeysetCursor>(request.query), caller: context.caller) else {
+            guard let page = try tags(context).posts(name, PageRequest<KeysetCursor>(request.query), caller: context.caller) else {
                 throw APIError.notFound("no such tag")
             }
             var answer = JSONObject.success()

@@ -12,7 +12,7 @@ import Postgres
 /// which word similarity missed: migration 0023). The exact username first, then people
 /// the caller follows, then by followers.
 struct SearchService: Sendable {
-    let pool: ConnectionPool
+    var pool: ConnectionPool
 
     enum Sort: String, Sendable {
         case relevance, recent

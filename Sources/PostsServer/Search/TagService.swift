@@ -9,8 +9,8 @@ import Postgres
 /// instance counts at most once a minute and every request in between reads the list it
 /// kept (`maxAge`); moving the server clock drops it. A minute late is what trending can
 /// afford; a scan per request is not.
-final class TagService: Sendable {
-    let pool: ConnectionPool
+struct TagService: Sendable {
+    var pool: ConnectionPool
     let clock: ServerClock
 
     static let maxAge: Duration = .seconds(60)
@@ -21,6 +21,7 @@ final class TagService: Sendable {
         var at: ContinuousClock.Instant
     }
 
+    /// Shared by every copy (a request's: `serving(_:)`).
     private let kept = ParkingLock<Kept?>(nil)
 
     init(pool: ConnectionPool, clock: ServerClock) {
