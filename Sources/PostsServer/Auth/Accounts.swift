@@ -46,7 +46,7 @@ struct Accounts: Sendable {
     /// its caller with it on every request).
     private func existingAccount(_ email: EmailAddress, on connection: PostgresConnection) throws -> Account? {
         guard let row = try connection.query("""
-            SELECT id, suspended_at IS NOT NULL AS suspended, relations_version FROM users WHERE email = \(email.value)
+            SELECT id, \(Visibility.accountSuspended("users")) AS suspended, relations_version FROM users WHERE email = \(email.value)
             """).first else { return nil }
         let userID: Int64 = try row.decode("id")
         let version: Int64 = try row.decode("relations_version")
@@ -61,7 +61,7 @@ struct Accounts: Sendable {
         """
         CASE WHEN EXISTS (
             SELECT 1 FROM users u
-            WHERE u.id = \(entry.caller.userID) AND u.email = \(entry.email) AND u.suspended_at IS NULL
+            WHERE u.id = \(entry.caller.userID) AND u.email = \(entry.email) AND \(Visibility.accountActive("u"))
               AND u.relations_version = \(entry.relationsVersion)
         ) THEN true ELSE caller_refuted() END
         """

@@ -43,7 +43,7 @@ struct Tokens: Sendable {
             guard let row = try connection.query("""
                 SELECT tokens.id, tokens.user_id, tokens.last_used_at < \(clock.now) - make_interval(secs => \(renewalSeconds)) AS stale,
                        (SELECT relations_version FROM users WHERE users.id = tokens.user_id) AS relations_version
-                FROM tokens WHERE NOT EXISTS (SELECT 1 FROM users WHERE users.id = tokens.user_id AND suspended_at IS NOT NULL) AND token_hash = sha256(convert_to(\(token), 'UTF8')) AND revoked_at IS NULL
+                FROM tokens WHERE NOT EXISTS (SELECT 1 FROM users WHERE users.id = tokens.user_id AND \(Visibility.accountSuspended("users"))) AND token_hash = sha256(convert_to(\(token), 'UTF8')) AND revoked_at IS NULL
                 AND last_used_at > \(clock.now) - make_interval(secs => \(Double(lifetimeSeconds)))
                 """).first else { return nil }
             let userID: Int64 = try row.decode("user_id")
@@ -67,7 +67,7 @@ struct Tokens: Sendable {
             SELECT 1 FROM tokens t JOIN users u ON u.id = t.user_id
             WHERE t.id = \(entry.caller.tokenID) AND t.user_id = \(entry.caller.userID) AND t.revoked_at IS NULL
               AND t.last_used_at > \(clock.now) - make_interval(secs => \(renewalSeconds))
-              AND u.suspended_at IS NULL AND u.relations_version = \(entry.relationsVersion)
+              AND \(Visibility.accountActive("u")) AND u.relations_version = \(entry.relationsVersion)
         ) THEN true ELSE caller_refuted() END
         """
     }

@@ -4,7 +4,7 @@ import Postgres
 /// (403), and its posts and comments disappear from every read until it is unsuspended,
 /// when they come back unchanged (nothing is deleted: the profile's flag hides them).
 enum Suspension {
-    static let refusal = APIError.forbidden("this account is suspended")
+    static let refusal = Visibility.suspendedAccount
 
     /// Suspends or restores the user in the caller's transaction, as of the clock's now;
     /// false when there is no such user.
@@ -27,7 +27,7 @@ enum Suspension {
     /// Whether the user is suspended (sign-in asks, in the transaction that issues a token:
     /// the share lock makes a suspension wait for it, and then revoke the token it made).
     static func isSuspended(_ userID: Int64, on connection: PostgresConnection) throws -> Bool {
-        try connection.query("SELECT suspended_at IS NOT NULL AS suspended FROM users WHERE id = \(userID) FOR SHARE")
+        try connection.query("SELECT \(Visibility.accountSuspended("users")) AS suspended FROM users WHERE id = \(userID) FOR SHARE")
             .first?.decode("suspended", as: Bool.self) ?? false
     }
 }

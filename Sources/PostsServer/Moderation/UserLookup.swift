@@ -18,7 +18,7 @@ struct UserLookup: Sendable {
         let id = Int64(pathParameter: query) ?? 0
         let rows = try pool.withConnection { connection in
             try connection.query("""
-                SELECT u.id, u.email, u.role, u.suspended_at IS NOT NULL AS suspended, u.created_at AS signed_up,
+                SELECT u.id, u.email, u.role, \(Visibility.accountSuspended("u")) AS suspended, u.created_at AS signed_up,
                        (SELECT count(*) FROM tokens t WHERE t.user_id = u.id AND t.revoked_at IS NULL) AS sessions,
                        (SELECT count(*) FROM reports r LEFT JOIN posts rp ON rp.id = r.post_id
                                                        LEFT JOIN comments rc ON rc.id = r.comment_id

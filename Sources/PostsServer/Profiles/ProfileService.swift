@@ -31,7 +31,7 @@ struct ProfileService: Sendable {
     func me(_ userID: Int64) throws -> Me? {
         try pool.withReadConnection { connection in
             guard let row = try connection.query("""
-                SELECT \(unsafeSQL: ProfileShape.columns), u.email, u.role, u.suspended_at IS NOT NULL AS suspended
+                SELECT \(unsafeSQL: ProfileShape.columns), u.email, u.role, \(Visibility.accountSuspended("u")) AS suspended
                 FROM users u JOIN profiles pr ON pr.user_id = u.id WHERE u.id = \(userID)
                 """).first else { return nil }
             var profile: [UInt8] = []

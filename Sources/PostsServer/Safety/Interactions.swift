@@ -112,6 +112,21 @@ extension Visibility {
         return APIError.notFound(interaction.missing)
     }
 
+    /// Whether the user of the `users` row aliased `users` may act at all (sign in, use a
+    /// token, be a caller): not suspended. Sign-in, the token lookup and the callers'
+    /// proofs ask this, and nothing else.
+    static func accountActive(_ users: String) -> SQLQuery {
+        "\(unsafeSQL: users).suspended_at IS NULL"
+    }
+
+    /// The opposite of `accountActive`, as a column.
+    static func accountSuspended(_ users: String) -> SQLQuery {
+        "\(unsafeSQL: users).suspended_at IS NOT NULL"
+    }
+
+    /// What a suspended user's sign-in (or trust mode's email) is answered (API.md: 403).
+    static let suspendedAccount = APIError.forbidden("this account is suspended")
+
     /// API.md: a tombstone cannot be edited, liked, commented on or posted under.
     static let tombstoneGone = APIError(.gone, "this post was removed with its author's account")
 
