@@ -79,7 +79,7 @@ import TestSupport
     /// At the server's limit of streams per address the answer is 429 with `Retry-After`:
     /// a passing state, waited out and retried until a place is free.
     @Test func aStreamPastTheAddressLimit_isRetried_untilAPlaceIsFree() async throws {
-        try await withDeadline {
+        try await withDeadline(.seconds(120)) {
             let server = try ClientTestServer.start { $0.maxStreamsPerIP = 1 }
             defer { server.stop() }
             let ash = try await server.signedIn("ash@example.com")
@@ -95,7 +95,7 @@ import TestSupport
             let refusals = #"http_requests_total{method="GET",route="/api/events",status="429"}"#
             // The async `eventually`, not MetricsProbe.wait: a test that blocks a thread of the
             // cooperative pool (two here) can starve the task it waits for.
-            let refused = try await eventually(timeout: .seconds(10)) {
+            let refused = try await eventually(timeout: .seconds(45)) {
                 try MetricsProbe(port: server.app.server.port).value(refusals) ?? 0 >= 1
             }
             #expect(refused)

@@ -27,7 +27,7 @@ import TestSupport
         }
         defer { deployment.stop() }
         // (A replica a moment behind the primary's first measured position is lagging until measured again.)
-        #expect(try await offPool { eventually(timeout: .seconds(10)) { (try? deployment.replicas(on: 0).map { $0["state"] as? String }) == ["ok"] } })
+        #expect(try await offPool { eventually(timeout: .seconds(30)) { (try? deployment.replicas(on: 0).map { $0["state"] as? String }) == ["ok"] } })
         let ash = PostsClient(baseURL: deployment.url(0), retryPolicy: ClientTestServer.fastRetries)
         try await ash.developmentSignIn(email: "ash@example.com")
         let post = try await ash.createPost(draft("On the replica"))

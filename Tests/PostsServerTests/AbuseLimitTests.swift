@@ -79,7 +79,7 @@ import TestSupport
 
         // A client that goes away gives its place back once the server sees it gone.
         first = nil
-        let reopened = try eventuallyValue(timeout: .seconds(5)) {
+        let reopened = try eventuallyValue(timeout: .seconds(30)) {
             let attempt = try EventStreamClient(port: app.server.port)
             return attempt.head.status == 200 ? attempt : nil
         }

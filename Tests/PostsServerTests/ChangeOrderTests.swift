@@ -59,7 +59,7 @@ import TestSupport
 
     /// Until `count` advisory locks are waited for in this database (10 s at most).
     static func waitForWaiters(_ count: Int, on connection: PostgresConnection) throws -> Bool {
-        try eventually(timeout: .seconds(10)) {
+        try eventually(timeout: .seconds(30)) {
             let waiting: Int = try connection.query("""
                 SELECT count(*)::int AS waiting FROM pg_locks l JOIN pg_database d ON d.oid = l.database
                 WHERE l.locktype = 'advisory' AND NOT l.granted AND d.datname = current_database()

@@ -184,7 +184,7 @@ import TestSupport
         let second = try TestApplication.start(conninfo: conninfo) { $0.uploadDirectory = folder }
         defer { second.stop() }
         let client = try APIClient(port: second.server.port)
-        let measured = eventuallyValue(timeout: .seconds(10)) { () -> [String: Any]? in
+        let measured = eventuallyValue(timeout: .seconds(30)) { () -> [String: Any]? in
             guard let post = try? client.post(Int(kept)), post.int("image_width") != nil else { return nil }
             return post
         }

@@ -107,7 +107,7 @@ public final class TestPooler: Sendable {
     /// Until a statement gets through it to the cluster (at most 10 s), or the guard exited.
     private static func waitUntilServing(port: Int, pid: pid_t) -> Bool {
         var exited = false
-        let serving = eventually(timeout: .seconds(10)) {
+        let serving = eventually(timeout: .seconds(30)) {
             var status: Int32 = 0
             if waitpid(pid, &status, WNOHANG) == pid { exited = true; return true }
             guard let connection = try? PostgresConnection(conninfo: "host=127.0.0.1 port=\(port) user=postgres dbname=postgres",
