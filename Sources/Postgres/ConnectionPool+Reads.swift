@@ -16,6 +16,7 @@ extension ConnectionPool {
     /// conflict with recovery (40001), or one whose replica's connections all stayed busy.
     @discardableResult
     public func withReadConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        try session.requireNotRefuted()
         guard let replicas, connectionOnLoan == nil else { return try withConnection(body) }
         guard let replica = replicas.choose(floor: session.readFloor) else {
             replicas.primaryReads.add(1, ordering: .relaxed)

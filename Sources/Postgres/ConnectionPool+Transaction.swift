@@ -32,7 +32,7 @@ extension ConnectionPool {
     public func withTransaction<T>(isolation: IsolationLevel = .readCommitted,
                                    _ body: (PostgresConnection) throws -> T) throws -> T {
         if let outer = connectionOnLoan {
-            return try outer.carrying(session.pendingPrecondition) {
+            return try outer.carrying(session.precondition) {
                 if outer.isInTransaction { return try body(outer) }
                 return try Self.retryingConflicts { try runTransaction(on: outer, isolation: isolation, body) }
             }
@@ -49,7 +49,7 @@ extension ConnectionPool {
     @discardableResult
     public func withRetriedStatement<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         if let outer = connectionOnLoan {
-            return try outer.carrying(session.pendingPrecondition) {
+            return try outer.carrying(session.precondition) {
                 // Inside a transaction a conflict has aborted it: only the transaction may retry.
                 if outer.isInTransaction { return try body(outer) }
                 return try Self.retryingConflicts { try body(outer) }

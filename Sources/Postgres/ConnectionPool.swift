@@ -122,7 +122,7 @@ public struct ConnectionPool: Sendable {
     @discardableResult
     public func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         if let connection = shared.lent.current {
-            return try connection.carrying(session.pendingPrecondition) { try body(connection) }
+            return try connection.carrying(session.precondition) { try body(connection) }
         }
         var isProbe = false
         if shared.databaseDown.load(ordering: .relaxed) {
@@ -173,7 +173,7 @@ public struct ConnectionPool: Sendable {
         let connection = try checkOut()
         defer { checkIn(connection) }
         return try shared.lent.lending(connection) {
-            try connection.carrying(session.pendingPrecondition) { try body(connection) }
+            try connection.carrying(session.precondition) { try body(connection) }
         }
     }
 

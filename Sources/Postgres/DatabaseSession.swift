@@ -23,4 +23,9 @@ public struct DatabaseSession: Sendable {
         guard let precondition, precondition.isPending else { return nil }
         return precondition
     }
+
+    /// Throws the precondition's refutation if it raised one: nothing more of the work goes out.
+    func requireNotRefuted() throws(PostgresError) {
+        if let error = precondition?.refutationError { throw error }
+    }
 }

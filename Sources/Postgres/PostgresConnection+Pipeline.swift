@@ -88,12 +88,11 @@ extension PostgresConnection {
     }
 
     /// Sends the whole plan and flushes it; nothing is read. On failure the connection is
-    /// closed (a precondition sent alone counts as failed).
+    /// closed.
     func sendPipeline(_ plan: PipelinePlan, on handle: OpaquePointer) throws(PostgresError) {
         guard send(plan, on: handle) else {
             let error = connectionError(handle, sql: plan.query.sql, file: plan.file, line: plan.line)
             close()
-            plan.alone?.record(.failed(error))
             throw error
         }
     }
@@ -131,9 +130,9 @@ extension PostgresConnection {
                     }
                 }
                 switch try readOutcome(on: handle, until: deadline, sql: sql, file: file, line: line) {
-                case .succeeded: check.precondition.record(.held)
+                case .succeeded: check.precondition.recordHeld()
                 case .failed(let error):
-                    check.precondition.record(.failed(error))
+                    check.precondition.recordFailure(error)
                     failure = failure ?? error
                 // Its BEGIN failed: still unchecked.
                 case .skipped: break
@@ -145,17 +144,17 @@ extension PostgresConnection {
                     if let evicted = statements.insert(plan.key, name: plan.name) { pendingDeallocations.append(evicted) }
                 case .failed(let error):
                     failure = failure ?? error
-                    plan.alone?.record(.failed(error))
+                    plan.alone?.recordFailure(error)
                 case .skipped: break
                 }
             }
             switch try readOutcome(on: handle, until: deadline, sql: query.sql, file: file, line: line) {
             case .succeeded(let rows):
                 result = rows
-                plan.alone?.record(.held)
+                plan.alone?.recordHeld()
             case .failed(let error):
                 failure = failure ?? error
-                plan.alone?.record(.failed(error))
+                plan.alone?.recordFailure(error)
             // (Sent alone after a BEGIN that failed: still unchecked.)
             case .skipped: break
             }
@@ -170,7 +169,6 @@ extension PostgresConnection {
             guard PQexitPipelineMode(handle) == 1 else { throw connectionError(handle, sql: query.sql, file: file, line: line) }
         } catch {
             close()
-            plan.alone?.record(.failed(error))
             throw error
         }
         if let failure { throw failure }

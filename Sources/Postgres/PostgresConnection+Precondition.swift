@@ -5,14 +5,20 @@ import CLibPQ
 /// (`query`, `runPipelined`), and a read on a replica has it checked here meanwhile
 /// (`checkingCarriedPrecondition`).
 extension PostgresConnection {
-    /// The carried precondition, while it still waits for a statement.
-    var pendingPrecondition: Precondition? {
-        guard let carriedPrecondition, carriedPrecondition.isPending else { return nil }
-        return carriedPrecondition
+    /// The carried precondition, while it still waits for a statement; its refutation is
+    /// thrown when it raised one (nothing more of the work is sent).
+    func pendingPrecondition() throws(PostgresError) -> Precondition? {
+        guard let carriedPrecondition else { return nil }
+        switch carriedPrecondition.outcome {
+        case .pending: return carriedPrecondition
+        case .held: return nil
+        case .refuted(let error): throw error
+        }
     }
 
-    /// Runs `body` with `precondition` carried by this connection, unless it already carries
-    /// one (an outer loan's: the same work's); the outer state is restored after.
+    /// Runs `body` with `precondition` carried by this connection (whatever its outcome: a
+    /// held one is not sent again, a refuted one stops every statement), unless it already
+    /// carries one (an outer loan's: the same work's); the outer state is restored after.
     func carrying<T>(_ precondition: Precondition?, _ body: () throws -> T) rethrows -> T {
         guard let precondition, carriedPrecondition == nil else { return try body() }
         carriedPrecondition = precondition
@@ -34,7 +40,7 @@ extension PostgresConnection {
     /// A precondition that did not hold makes this throw its error whatever `work` did: the
     /// read counts only on the primary's word. Without a pending precondition, just `work`.
     func checkingCarriedPrecondition<T>(alongside work: () throws -> T) throws -> T {
-        guard let precondition = pendingPrecondition, let handle else { return try work() }
+        guard let precondition = try pendingPrecondition(), let handle else { return try work() }
         guard pendingBegin == nil, PQtransactionStatus(handle) == PQTRANS_IDLE else {
             // Inside a transaction (not a read's case): simply first.
             try check(precondition, on: handle, file: #fileID, line: #line)

@@ -155,7 +155,7 @@ public final class PostgresConnection {
     public func query(_ query: SQLQuery, file: String = #fileID, line: Int = #line) throws(PostgresError) -> PostgresResult {
         guard let handle else { throw PostgresError(.connectionLost, details: "connection is closed", file: file, line: line) }
         if outstandingCheck != nil { try awaitOutstandingCheck(file: file, line: line) }
-        let precondition = pendingPrecondition
+        let precondition = try pendingPrecondition()
         let key = PreparedStatementCache.Key(sql: query.sql, parameterTypes: query.binds.map(\.type.rawValue))
         let name = statements.name(for: key)
         guard let name, pendingBegin == nil, pendingDeallocations.isEmpty, precondition == nil else {
@@ -180,7 +180,7 @@ public final class PostgresConnection {
         if outstandingCheck != nil { try awaitOutstandingCheck(file: file, line: line) }
         let key = PreparedStatementCache.Key(sql: query.sql, parameterTypes: query.binds.map(\.type.rawValue))
         let result = try runPipelined(query, key: key, preparedName: statements.name(for: key), committing: true,
-                                      precondition: pendingPrecondition, on: handle, file: file, line: line)
+                                      precondition: try pendingPrecondition(), on: handle, file: file, line: line)
         try commit(file: file, line: line)
         return result
     }
@@ -197,7 +197,9 @@ public final class PostgresConnection {
         guard let handle else { throw PostgresError(.connectionLost, details: "connection is closed", file: file, line: line) }
         if outstandingCheck != nil { try awaitOutstandingCheck(file: file, line: line) }
         // A simple query cannot share a pipeline: a pending precondition is checked first, alone.
-        if carryingPrecondition, let precondition = pendingPrecondition { try check(precondition, on: handle, file: file, line: line) }
+        if carryingPrecondition, let precondition = try pendingPrecondition() {
+            try check(precondition, on: handle, file: file, line: line)
+        }
         // Several statements in one simple query: a pending BEGIN simply goes first.
         let text = pendingBegin.map { "\($0.beginSQL);\n\(sql)" } ?? sql
         guard PQsendQuery(handle, text) == 1 else { throw connectionError(handle, sql: sql, file: file, line: line) }

@@ -17,15 +17,18 @@ import Synchronization
 ///   primary first, without waiting, and its answer is used only once the primary said the
 ///   condition held (`withReadConnection`).
 ///
-/// Checked once: the first statement carries it and later ones run alone. Work that sent
-/// nothing leaves it `pending`: the work must check it by itself then (`statement`).
+/// Checked once: the first statement carries it and later ones run alone. Once refuted,
+/// nothing more of the work is sent: every statement carrying it throws its error at once,
+/// so work that caught the error cannot go on and write. Work that sent nothing, or whose
+/// check failed for another reason (a lost connection, a timeout), leaves it `pending`:
+/// the next statement carries it again, or the work checks it by itself (`statement`).
 public final class Precondition: Sendable {
     public enum Outcome: Sendable {
-        /// Not sent yet.
+        /// Not checked yet.
         case pending
         case held
-        /// Its statement failed (its error, also thrown to the statement behind it).
-        case failed(PostgresError)
+        /// It raised its refutation (the error, also thrown to the statement behind it).
+        case refuted(PostgresError)
     }
 
     /// The boolean expression (it raises `refutation` when it does not hold).
@@ -51,13 +54,19 @@ public final class Precondition: Sendable {
         }
     }
 
-    /// True when it was checked and raised its refutation.
-    public var wasRefuted: Bool {
-        if case .failed(let error) = outcome { return error.sqlState == refutation }
-        return false
+    /// The refutation it raised, if it did.
+    public var refutationError: PostgresError? {
+        if case .refuted(let error) = outcome { return error }
+        return nil
     }
 
-    func record(_ outcome: Outcome) {
-        state.withLock { $0 = outcome }
+    func recordHeld() {
+        state.withLock { $0 = .held }
+    }
+
+    /// What its statement's failure says of it: its refutation, or nothing (still unchecked).
+    func recordFailure(_ error: PostgresError) {
+        guard error.sqlState == refutation else { return }
+        state.withLock { $0 = .refuted(error) }
     }
 }

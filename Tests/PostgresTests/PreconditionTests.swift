@@ -42,11 +42,34 @@ import TestSupport
         #expect(throws: PostgresError.self) {
             try work.withConnection { try $0.query("INSERT INTO users (email) VALUES ('c@x')") }
         }
-        #expect(precondition.wasRefuted)
+        #expect(precondition.refutationError != nil)
         #expect(try PoolFixtures.userCount(pool) == 1)
         // The connection is fine afterwards.
         try pool.withConnection { try $0.query("INSERT INTO users (email) VALUES ('d@x')") }
         #expect(try PoolFixtures.userCount(pool) == 2)
+    }
+
+    @Test func onceRefuted_nothingMoreOfTheWorkIsSent_andACheckThatFailedOtherwiseStaysPending() throws {
+        let pool = try PoolFixtures.makePool()
+        try pool.withConnection { try $0.query("INSERT INTO users (email) VALUES ('a@x')") }
+        let (work, precondition) = Self.work(on: pool, unless: "a@x")
+        // Work that catches the refutation and goes on: its next statements are refused too.
+        try work.withConnection { connection in
+            #expect(throws: PostgresError.self) { try connection.query("INSERT INTO users (email) VALUES ('b@x')") }
+            #expect(throws: PostgresError.self) { try connection.query("INSERT INTO users (email) VALUES ('c@x')") }
+        }
+        #expect(throws: PostgresError.self) { try work.withTransaction { try $0.query("INSERT INTO users (email) VALUES ('d@x')") } }
+        #expect(throws: PostgresError.self) { try work.withReadConnection { try PoolFixtures.userCount($0) } }
+        #expect(precondition.refutationError?.sqlState == Self.divisionByZero)
+        #expect(try PoolFixtures.userCount(pool) == 1)
+
+        // A check cut short by the statement timeout said nothing: unchecked still.
+        let slow = try PoolFixtures.makePool { $0.statementTimeout = .milliseconds(100) }
+        let waiting = Precondition("(SELECT pg_sleep(1)) IS NOT NULL", refutation: Self.divisionByZero)
+        #expect(throws: PostgresError.self) {
+            try slow.serving(DatabaseSession(precondition: waiting)).withConnection { try $0.query("SELECT 1 AS one") }
+        }
+        guard case .pending = waiting.outcome else { Issue.record("\(waiting.outcome)"); return }
     }
 
     @Test func inATransaction_aFailedPreconditionRollsItBack() throws {
@@ -59,7 +82,7 @@ import TestSupport
                 try connection.query("INSERT INTO users (email) VALUES ('e@x')")
             }
         }
-        #expect(precondition.wasRefuted)
+        #expect(precondition.refutationError != nil)
         #expect(try PoolFixtures.userCount(pool) == 1)
     }
 
@@ -70,7 +93,7 @@ import TestSupport
         #expect(throws: PostgresError.self) {
             try work.withConnection { try $0.execute(unsafeSQL: "INSERT INTO users (email) VALUES ('c@x')") }
         }
-        #expect(precondition.wasRefuted)
+        #expect(precondition.refutationError != nil)
         #expect(try PoolFixtures.userCount(pool) == 1)
 
         let (_, untouched) = Self.work(on: pool, unless: "a@x")
@@ -91,7 +114,7 @@ import TestSupport
                 try work.withConnection { try $0.query("INSERT INTO users (email) VALUES ('c@x')") }
             }
         }
-        #expect(precondition.wasRefuted)
+        #expect(precondition.refutationError != nil)
         #expect(try PoolFixtures.userCount(pool) == 2)
     }
 
@@ -117,7 +140,7 @@ import TestSupport
         try pool.withConnection { try $0.query("INSERT INTO users (email) VALUES ('a@x')") }
         let (refusedWork, refuted) = Self.work(on: pool, unless: "a@x")
         #expect(throws: PostgresError.self) { try refusedWork.withConnection { try $0.query(read).rows.count } }
-        #expect(refuted.wasRefuted)
+        #expect(refuted.refutationError != nil)
         // A select that fails for a reason of its own: the condition, ahead of it, was checked.
         let (failingWork, checked) = Self.work(on: pool, unless: "z@x")
         #expect(throws: PostgresError.self) { try failingWork.withConnection { try $0.query("SELECT no_such_column FROM users") } }
@@ -148,7 +171,7 @@ import TestSupport
         // The replica would hold it; the primary refutes it: the read is not answered.
         let (refusedWork, refuted) = Self.work(on: pool, unless: "a@x")
         #expect(throws: PostgresError.self) { try refusedWork.withReadConnection { try PoolFixtures.userCount($0) } }
-        #expect(refuted.wasRefuted)
+        #expect(refuted.refutationError != nil)
         // Both connections are fine afterwards.
         #expect(try pool.withReadConnection { try PoolFixtures.userCount($0) } == 0)
         #expect(try pool.withConnection { try PoolFixtures.userCount($0) } == 1)
@@ -181,7 +204,7 @@ import TestSupport
                 return 1
             }
         }
-        #expect(refuted.wasRefuted)
+        #expect(refuted.refutationError != nil)
         #expect(pool.statistics.inUse == 0)
     }
 }

@@ -9,8 +9,9 @@ import Postgres
 /// held. A current caller costs no round trip.
 ///
 /// When the proof fails, nothing of the request was done: the statement it went ahead of
-/// was skipped (or the replica's read dropped), and it went with the first statement the
-/// request sent to the primary, so nothing had been written before. Then the caller is
+/// was skipped (or the replica's read dropped), it went with the first statement the
+/// request sent to the primary, so nothing had been written before, and nothing was sent
+/// after (every later statement of the session throws the refutation). Then the caller is
 /// read afresh (401 or 403 if it is no longer valid) and the request runs again for it.
 /// When the request sent nothing to the primary at all (a route that reads nothing), the
 /// proof is checked by itself before the answer goes out.
@@ -32,15 +33,15 @@ struct CallerProofStage: RequestStage {
         attempt.session.precondition = precondition
         let result = Result { try next(request, &attempt) }
         switch precondition.outcome {
-        case .failed(let error) where error.sqlState == CallerCache.refuted:
+        case .refuted:
             return try again(request, &context, next: next)
         case .pending:
-            // It sent nothing to the primary: a route that reads nothing, or one moving to the
-            // heavy lane (which runs this stage again there).
+            // It sent nothing to the primary (a route that reads nothing, or one moving to the
+            // heavy lane, which runs this stage again there), or the check itself failed (a
+            // lost connection: then so did the request, with that error).
             if case .failure(let error) = result, error is MoveToHeavyLane { throw error }
             if try !identity.holds(proof) { return try again(request, &context, next: next) }
-        case .held, .failed:
-            // (Failed otherwise, a lost connection say: the request failed with that error.)
+        case .held:
             break
         }
         context = attempt
