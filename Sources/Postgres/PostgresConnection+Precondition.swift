@@ -27,7 +27,7 @@ extension PostgresConnection {
     }
 
     /// Checks `precondition` by itself, now (ahead of a simple query, which cannot share a
-    /// pipeline). Its error is thrown, and recorded as its outcome.
+    /// pipeline). Its error is thrown; a refutation is also recorded as its outcome.
     func check(_ precondition: Precondition, on handle: OpaquePointer, file: String, line: Int) throws(PostgresError) {
         let plan = makeCheckPlan(precondition, on: handle, file: file, line: line)
         try sendPipeline(plan, on: handle)
@@ -37,8 +37,9 @@ extension PostgresConnection {
     /// Runs `work` (a read on a replica) while the carried precondition is checked here:
     /// its statement is sent and flushed first, and its answer read once `work` is done, or
     /// as soon as anything else is sent here (a read the replica failed, run here instead).
-    /// A precondition that did not hold makes this throw its error whatever `work` did: the
-    /// read counts only on the primary's word. Without a pending precondition, just `work`.
+    /// A precondition that did not hold (or could not be checked: a lost connection) makes
+    /// this throw that error whatever `work` did: the read counts only on the primary's
+    /// word. Without a pending precondition, just `work`.
     func checkingCarriedPrecondition<T>(alongside work: () throws -> T) throws -> T {
         guard let precondition = try pendingPrecondition(), let handle else { return try work() }
         guard pendingBegin == nil, PQtransactionStatus(handle) == PQTRANS_IDLE else {
