@@ -32,7 +32,7 @@ struct AccountDeletion: Sendable {
             if !purgedLater && locks.people == .shared {
                 let partnersNow = try Self.followPartners(of: userID, limit: WriteLocks.maxProfiles + 1, on: connection)
                 let late = Set(partnersNow).subtracting(partners)
-                if !late.isEmpty { try connection.query(WriteLocks.profiles(Array(late)).sql) }
+                if !late.isEmpty { try Write.take(.profiles(Array(late)), on: connection) }
             }
             // The account's rows: from here a post, like or comment of it that another of its
             // sessions starts waits on its foreign key and fails once the account is gone,
@@ -108,8 +108,10 @@ struct AccountDeletion: Sendable {
         guard !kept.isEmpty else { return [] }
         let reserved = try ReservedUser.id(on: connection)
         let ids = PostgresArray(Array(kept))
-        return try effects.run("""
-            WITH old AS (SELECT id, image_url, user_id FROM posts WHERE id = ANY(\(ids))),
+        return try effects.run(Write(
+            locking: .held,
+            steps: ["""
+            old AS (SELECT id, image_url, user_id FROM posts WHERE id = ANY(\(ids))),
             p AS (
                 UPDATE posts SET title = '[deleted]', summary = '', body = '', image_url = NULL, image_width = NULL,
                                  image_height = NULL, location_tag = NULL, timezone = 'UTC', ai_generated = false, deleted = true,
@@ -123,15 +125,16 @@ struct AccountDeletion: Sendable {
             ), counted AS (
                 UPDATE profiles pr SET posts_count = pr.posts_count + m.n
                 FROM (SELECT user_id, sum(n) AS n FROM moved GROUP BY user_id ORDER BY user_id) m WHERE pr.user_id = m.user_id
-            ),
-            \(EventTable.postUpdated.cte([
+            )
+            """],
+            events: [(.postUpdated, EventTable.postUpdated.cte([
                 "seq": "row_number() OVER (ORDER BY p.id)", "post": "p.id", "parent": "p.parent_id", "actor": "\(userID)",
                 "json": "\(unsafeSQL: PostShape.json)", "moved": "false", "old_parent": "NULL",
                 "mentions_added": "NULL", "mentions_removed": "NULL",
-            ], "FROM p \(unsafeSQL: PostShape.authorJoin)")),
-            \(effects.ctes(for: [.postUpdated]))
+            ], "FROM p \(unsafeSQL: PostShape.authorJoin)"))],
+            answer: """
             SELECT image_url FROM old
-            """, on: connection).rows.map { try $0.decode("image_url") }
+            """), on: connection).rows.map { try $0.decode("image_url") }
     }
 
     /// Deletes the posts that go, each topmost one with its subtree (all the account's),
@@ -140,8 +143,10 @@ struct AccountDeletion: Sendable {
                                 on connection: PostgresConnection) throws -> [String?] {
         let tops = gone.filter { !gone.contains(posts[$0] ?? 0) }.sorted()
         guard !tops.isEmpty else { return [] }
-        return try effects.run("""
-            WITH RECURSIVE sub(id, top) AS (
+        return try effects.run(Write(
+            locking: .held,
+            steps: ["""
+            sub(id, top) AS (
                 SELECT id, id FROM posts WHERE id = ANY(\(PostgresArray(tops)))
                 UNION ALL
                 SELECT c.id, sub.top FROM posts c JOIN sub ON c.parent_id = sub.id
@@ -156,14 +161,15 @@ struct AccountDeletion: Sendable {
                 RETURNING p.id, p.child_count
             ), grouped AS (
                 SELECT top, array_agg(id ORDER BY id) AS ids FROM removed GROUP BY top
-            ),
-            \(EventTable.postsDeleted.cte([
+            )
+            """],
+            events: [(.postsDeleted, EventTable.postsDeleted.cte([
                 "seq": "row_number() OVER (ORDER BY tops.id)", "post": "tops.id", "parent": "nullif(tops.parent, 0)",
                 "parent_child_count": "parent.child_count", "actor": "\(userID)", "deleted_ids": "grouped.ids",
-            ], "FROM tops JOIN grouped ON grouped.top = tops.id LEFT JOIN parent ON parent.id = tops.parent")),
-            \(effects.ctes(for: [.postsDeleted]))
+            ], "FROM tops JOIN grouped ON grouped.top = tops.id LEFT JOIN parent ON parent.id = tops.parent"))],
+            answer: """
             SELECT image_url FROM removed
-            """, on: connection).rows.map { try $0.decode("image_url") }
+            """), on: connection).rows.map { try $0.decode("image_url") }
     }
 
     /// Its follows both ways with the other sides' counters (the caller holds their
@@ -172,20 +178,19 @@ struct AccountDeletion: Sendable {
     /// codes and messages; its avatar. (A purged account's profile went at its deletion,
     /// with its `profile.deleted`: none is recorded twice.)
     static func removeUser(_ userID: Int64, effects: EventEffects, on connection: PostgresConnection) throws -> String? {
-        try effects.run("""
-            WITH \(FollowEdges.removal(where: "f.follower_id = \(userID) OR f.followee_id = \(userID)")),
-            \(FollowEdges.events("gone", following: false, actor: "\(userID)", byAccountDeletion: true)),
-            \(effects.ctes(for: [.followChanged]))
-            SELECT count(*) AS removed FROM gone
-            """, on: connection)
-        let row = try effects.run("""
-            WITH \(EventTable.profileDeleted.cte(["seq": "1", "user_id": "pr.user_id"], "FROM profiles pr WHERE pr.user_id = \(userID)")),
-            \(effects.ctes(for: [.profileDeleted])),
+        try effects.run(FollowEdges.removing(where: "f.follower_id = \(userID) OR f.followee_id = \(userID)", actor: userID,
+                                             byAccountDeletion: true), on: connection)
+        let row = try effects.run(Write(
+            locking: .held,
+            steps: ["""
             gone AS (DELETE FROM users WHERE id = \(userID) RETURNING email),
             codes AS (DELETE FROM login_codes WHERE email = (SELECT email FROM gone)),
             mail AS (DELETE FROM outbox WHERE recipient = (SELECT email FROM gone))
+            """],
+            events: [(.profileDeleted, EventTable.profileDeleted.cte(["seq": "1", "user_id": "pr.user_id"], "FROM profiles pr WHERE pr.user_id = \(userID)"))],
+            answer: """
             SELECT (SELECT avatar_url FROM profiles WHERE user_id = \(userID)) AS avatar_url
-            """, on: connection).firstRow()
+            """), on: connection).firstRow()
         return try row.decode("avatar_url")
     }
 }

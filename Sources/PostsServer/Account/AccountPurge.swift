@@ -35,24 +35,26 @@ final class AccountPurge: JobHandler {
     /// out, its email, codes, mail and devices gone, its profile deleted (`profile.deleted`);
     /// the purge queued. Returns the avatar to drop.
     static func begin(_ userID: Int64, effects: EventEffects, clock: ServerClock, on connection: PostgresConnection) throws -> String? {
-        let row = try effects.run("""
-            WITH old AS (SELECT email FROM users WHERE id = \(userID)),
+        let row = try effects.run(Write(
+            locking: .held,
+            steps: ["""
+            old AS (SELECT email FROM users WHERE id = \(userID)),
             renamed AS (
                 UPDATE users SET email = 'deleted-' || id || '@purging.invalid', suspended_at = coalesce(suspended_at, \(clock.now))
                 WHERE id = \(userID)
             ), profile AS (DELETE FROM profiles WHERE user_id = \(userID) RETURNING user_id, avatar_url),
-            \(EventTable.profileDeleted.cte(["seq": "1", "user_id": "profile.user_id"], "FROM profile")),
-            \(effects.ctes(for: [.profileDeleted])),
             signed_out AS (DELETE FROM tokens WHERE user_id = \(userID)),
             devices AS (DELETE FROM push_tokens WHERE user_id = \(userID)),
             codes AS (DELETE FROM login_codes WHERE email = (SELECT email FROM old)),
             mail AS (DELETE FROM outbox WHERE recipient = (SELECT email FROM old)),
             queued AS (
-                INSERT INTO jobs (kind, payload) VALUES (\(JobKind.accountPurge.name), json_build_object('user_id', \(userID)))
+                INSERT INTO jobs (kind, payload) VALUES (\(JobKind.accountPurge.name), \(JobPayload.accountPurge(user: "\(userID)")))
             )
+            """],
+            events: [(.profileDeleted, EventTable.profileDeleted.cte(["seq": "1", "user_id": "profile.user_id"], "FROM profile"))],
+            answer: """
             SELECT (SELECT avatar_url FROM profile) AS avatar_url
-            """, on: connection).firstRow()
-        connection.onCommit(effects.jobs.wake)
+            """, queuesJobs: true), on: connection).firstRow()
         return try row.decode("avatar_url")
     }
 
@@ -62,7 +64,7 @@ final class AccountPurge: JobHandler {
 
     private func purge(_ job: ClaimedJob, context: JobContext) throws -> JobOutcome {
         let userID = try context.pool.withConnection { connection in
-            try connection.query("SELECT (payload->>'user_id')::bigint AS user_id FROM jobs WHERE id = \(job.id)")
+            try connection.query("SELECT \(JobPayload.member(.userID, of: "payload", as: "bigint")) AS user_id FROM jobs WHERE id = \(job.id)")
                 .first?.decode("user_id", as: Int64?.self)
         }
         guard let userID else { return .skipped }
@@ -77,7 +79,7 @@ final class AccountPurge: JobHandler {
     /// when the account is gone.
     private func step(_ userID: Int64, on connection: PostgresConnection) throws -> Bool {
         let partners = try AccountDeletion.followPartners(of: userID, limit: Self.partnersPerBatch, on: connection)
-        try connection.query(WriteLocks.profiles([userID] + partners).sql)
+        try Write.take(.profiles([userID] + partners), on: connection)
         if partners.isEmpty {
             // Under its lock no follow of it can begin; one made before the lock is found
             // by this statement's snapshot, and waits for the next round.
@@ -93,12 +95,7 @@ final class AccountPurge: JobHandler {
         let theirs: SQLQuery = """
             (f.follower_id = \(userID) AND f.followee_id = ANY(\(ids))) OR (f.followee_id = \(userID) AND f.follower_id = ANY(\(ids)))
             """
-        try effects.run("""
-            WITH \(FollowEdges.removal(where: theirs)),
-            \(FollowEdges.events("gone", following: false, actor: "\(userID)", byAccountDeletion: true)),
-            \(effects.ctes(for: [.followChanged]))
-            SELECT count(*) AS removed FROM gone
-            """, on: connection)
+        try effects.run(FollowEdges.removing(where: theirs, actor: userID, byAccountDeletion: true), on: connection)
         return false
     }
 }

@@ -9,41 +9,49 @@ enum AccountWithdrawal {
     static func likesAndComments(of userID: Int64, except gone: Set<Int64>, effects: EventEffects,
                                  on connection: PostgresConnection) throws {
         let goneIDs = PostgresArray(Array(gone))
-        try effects.run("""
-            WITH withdrawn AS (
+        try effects.run(Write(
+            locking: .held,
+            steps: ["""
+            withdrawn AS (
                 DELETE FROM likes WHERE user_id = \(userID) AND NOT (post_id = ANY(\(goneIDs))) RETURNING post_id
             ), upd AS (
                 UPDATE posts p SET like_count = p.like_count - 1 FROM withdrawn WHERE p.id = withdrawn.post_id
                 RETURNING p.id, p.user_id, p.parent_id, p.like_count
-            ),
-            \(EventTable.likeChanged.cte([
+            )
+            """],
+            events: [(.likeChanged, EventTable.likeChanged.cte([
                 "seq": "row_number() OVER (ORDER BY upd.id)", "post": "upd.id", "parent": "upd.parent_id",
                 "post_author": "upd.user_id", "actor": "\(userID)", "liked": "false", "like_count": "upd.like_count",
-            ], "FROM upd")),
-            \(effects.ctes(for: [.likeChanged]))
+            ], "FROM upd"))],
+            answer: """
             SELECT 1
-            """, on: connection)
-        try effects.run("""
-            WITH withdrawn AS (
+            """), on: connection)
+        try effects.run(Write(
+            locking: .held,
+            steps: ["""
+            withdrawn AS (
                 DELETE FROM comment_likes cl USING comments c
                 WHERE cl.user_id = \(userID) AND c.id = cl.comment_id AND NOT (c.post_id = ANY(\(goneIDs)))
                 RETURNING cl.comment_id
             ), upd AS (
                 UPDATE comments c SET like_count = c.like_count - 1 FROM withdrawn WHERE c.id = withdrawn.comment_id
                 RETURNING c.id, c.post_id, c.user_id, c.like_count
-            ),
-            \(EventTable.commentLikeChanged.cte([
+            )
+            """],
+            events: [(.commentLikeChanged, EventTable.commentLikeChanged.cte([
                 "seq": "row_number() OVER (ORDER BY upd.post_id, upd.id)", "comment": "upd.id", "post": "upd.post_id",
                 "post_parent": "p.parent_id", "comment_author": "upd.user_id", "actor": "\(userID)", "liked": "false",
                 "like_count": "upd.like_count",
-            ], "FROM upd JOIN posts p ON p.id = upd.post_id")),
-            \(effects.ctes(for: [.commentLikeChanged]))
+            ], "FROM upd JOIN posts p ON p.id = upd.post_id"))],
+            answer: """
             SELECT 1
-            """, on: connection)
+            """), on: connection)
         // Every row deleted here is counted here, so the post's count and the threads'
         // `reply_count` stay exact.
-        try effects.run("""
-            WITH own AS (
+        try effects.run(Write(
+            locking: .held,
+            steps: ["""
+            own AS (
                 SELECT id FROM comments WHERE user_id = \(userID) AND NOT (post_id = ANY(\(goneIDs)))
             ), withdrawn AS (
                 DELETE FROM comments WHERE id IN (SELECT id FROM own) OR reply_to IN (SELECT id FROM own)
@@ -58,14 +66,15 @@ enum AccountWithdrawal {
             ), upd AS (
                 UPDATE posts p SET comment_count = p.comment_count - counts.n FROM counts WHERE p.id = counts.post_id
                 RETURNING p.id, p.parent_id, p.comment_count
-            ),
-            \(EventTable.commentDeleted.cte([
+            )
+            """],
+            events: [(.commentDeleted, EventTable.commentDeleted.cte([
                 "seq": "row_number() OVER (ORDER BY upd.id, withdrawn.id)", "comment": "withdrawn.id", "post": "upd.id",
                 "post_parent": "upd.parent_id", "actor": "\(userID)", "comment_count": "upd.comment_count",
                 "reply_to": "withdrawn.reply_to",
-            ], "FROM withdrawn JOIN upd ON upd.id = withdrawn.post_id")),
-            \(effects.ctes(for: [.commentDeleted]))
+            ], "FROM withdrawn JOIN upd ON upd.id = withdrawn.post_id"))],
+            answer: """
             SELECT 1
-            """, on: connection)
+            """), on: connection)
     }
 }

@@ -70,43 +70,49 @@ extension CommentService {
         // No lookup at all for a text without a candidate `@name` (most of them).
         let mentions = try Mentions.resolve([("body", body)], on: connection)
         let tags = try Hashtags.resolve([("body", body)], on: connection)
-        let tagging: SQLQuery = tags.isEmpty ? "" : """
-            named_tags AS (SELECT * FROM tag_ids(\(PostgresArray(Hashtags.names(tags)))::text[])),
-            comment_tagged AS (
-                INSERT INTO comment_tags (tag_id, comment_id, author_id, created_at)
-                SELECT t.tag_id, c.id, c.user_id, c.created_at FROM c, named_tags t
-            ),
-            """
+        var steps: [SQLQuery] = []
         let top = thread?.top
-        let threadUpdate: SQLQuery = top == nil ? "" : """
-            thread AS (
-                UPDATE comments SET reply_count = reply_count + 1 WHERE id = \(top) AND EXISTS (SELECT 1 FROM post)
-                RETURNING id
-            ),
-            """
-        let query: SQLQuery = """
-            WITH lock AS (\(WriteLocks.posts([postID]).sql)),
-            post AS (
-                UPDATE posts SET comment_count = comment_count + 1
-                WHERE id = \(postID) AND NOT deleted AND NOT \(Visibility.blocked(author: "user_id", from: caller))
-                  AND \(unsafeSQL: WriteLocks.gate)\(Visibility.actable(author: "posts.user_id"))
-                RETURNING id, user_id, parent_id, comment_count
-            ),
-            \(threadUpdate)c AS (
+        if let top {
+            steps.append("""
+                thread AS (
+                    UPDATE comments SET reply_count = reply_count + 1 WHERE id = \(top) AND EXISTS (SELECT 1 FROM target)
+                    RETURNING id
+                )
+                """)
+        }
+        steps.append("""
+            c AS (
                 INSERT INTO comments (post_id, user_id, body, reply_to, mentions, tags)
                 SELECT id, \(caller.userID), \(body), \(top)::uuid, \(Mentions.column(mentions))::json,
-                       \(Hashtags.column(tags))::json FROM post RETURNING *
-            ),
-            \(tagging)            \(EventTable.commentCreated.cte([
-                "seq": "1", "comment": "c.id", "post": "post.id", "post_parent": "post.parent_id", "post_author": "post.user_id",
-                "reply_to": "c.reply_to", "reply_to_author": "\(thread?.author)::bigint", "actor": "c.user_id",
-                "json": "\(unsafeSQL: CommentShape.json)", "comment_count": "post.comment_count",
+                       \(Hashtags.column(tags))::json FROM target RETURNING *
+            )
+            """)
+        if !tags.isEmpty {
+            steps.append("named_tags AS (SELECT * FROM tag_ids(\(PostgresArray(Hashtags.names(tags)))::text[]))")
+            steps.append("""
+                comment_tagged AS (
+                    INSERT INTO comment_tags (tag_id, comment_id, author_id, created_at)
+                    SELECT t.tag_id, c.id, c.user_id, c.created_at FROM c, named_tags t
+                )
+                """)
+        }
+        // The target is the post's counter, moved only for a post that may be commented on.
+        let write = Write(
+            locking: .first(.posts([postID])),
+            target: Write.Target(statement: """
+                UPDATE posts SET comment_count = comment_count + 1
+                WHERE id = \(postID) AND NOT deleted AND NOT \(Visibility.blocked(author: "user_id", from: caller))
+                  \(Visibility.actable(author: "posts.user_id"))
+                """, tail: "RETURNING id, user_id, parent_id, comment_count"),
+            steps: steps,
+            events: [(.commentCreated, EventTable.commentCreated.cte([
+                "seq": "1", "comment": "c.id", "post": "target.id", "post_parent": "target.parent_id",
+                "post_author": "target.user_id", "reply_to": "c.reply_to", "reply_to_author": "\(thread?.author)::bigint",
+                "actor": "c.user_id", "json": "\(unsafeSQL: CommentShape.json)", "comment_count": "target.comment_count",
                 "mentioned": "\(PostgresArray(mentions.map(\.userID)))",
-            ], "FROM c \(unsafeSQL: CommentShape.authorJoin), post")),
-            \(effects.ctes(for: [.commentCreated]))
-            SELECT \(unsafeSQL: CommentShape.columns) FROM c \(unsafeSQL: CommentShape.authorJoin)
-            """
-        guard let row = try effects.run(query, on: connection).first else {
+            ], "FROM c \(unsafeSQL: CommentShape.authorJoin), target"))],
+            answer: "SELECT \(unsafeSQL: CommentShape.columns) FROM c \(unsafeSQL: CommentShape.authorJoin)")
+        guard let row = try effects.run(write, on: connection).first else {
             throw try Visibility.refusal(toActOn: postID, .comment, by: caller, on: connection)
         }
         // Without `liked_by_me`: the answer is the comment the change carries.
@@ -140,30 +146,28 @@ extension CommentService {
     /// `reply_count` as the delete found it: the row's latest version (a write re-reads a
     /// row changed since its snapshot), which every reply's insert moved under the same
     /// lock. So the count stays exact without listing the replies.
-    private func deletion(of id: UUID, by caller: Caller, authorOnly: Bool) -> SQLQuery {
-        """
-        WITH target AS (SELECT id, post_id, user_id FROM comments WHERE id = \(id)),
-        mine AS (SELECT post_id FROM target WHERE NOT \(authorOnly) OR user_id = \(caller.userID)),
-        lock AS (\(WriteLocks.post(in: "mine"))),
-        del AS (
-            DELETE FROM comments c USING target
-            WHERE c.id = target.id AND (NOT \(authorOnly) OR target.user_id = \(caller.userID)) AND \(unsafeSQL: WriteLocks.gate)
-            RETURNING c.id, c.post_id, c.reply_to, c.reply_count
-        ),
-        thread AS (
-            UPDATE comments SET reply_count = reply_count - 1 WHERE id = (SELECT reply_to FROM del)
-        ),
-        upd AS (
-            UPDATE posts SET comment_count = comment_count - 1 - (SELECT reply_count FROM del)
-            WHERE id = (SELECT post_id FROM del)
-            RETURNING id, parent_id, comment_count
-        ),
-        \(EventTable.commentDeleted.cte([
-            "seq": "1", "comment": "del.id", "post": "upd.id", "post_parent": "upd.parent_id", "actor": "\(caller.userID)",
-            "comment_count": "upd.comment_count", "reply_to": "del.reply_to",
-        ], "FROM del, upd")),
-        \(effects.ctes(for: [.commentDeleted]))
-        SELECT (SELECT user_id FROM target) AS author, (SELECT count(*) FROM del) AS deleted
-        """
+    private func deletion(of id: UUID, by caller: Caller, authorOnly: Bool) -> Write {
+        let mine: SQLQuery = "(NOT \(authorOnly) OR user_id = \(caller.userID))"
+        return Write(
+            locking: .postOf(located: "SELECT post_id FROM comments WHERE id = \(id) AND \(mine)"),
+            target: Write.Target(statement: "DELETE FROM comments WHERE id = \(id) AND \(mine)",
+                                 tail: "RETURNING id, post_id, reply_to, reply_count"),
+            steps: [
+                "thread AS (UPDATE comments SET reply_count = reply_count - 1 WHERE id = (SELECT reply_to FROM target))",
+                """
+                upd AS (
+                    UPDATE posts SET comment_count = comment_count - 1 - (SELECT reply_count FROM target)
+                    WHERE id = (SELECT post_id FROM target)
+                    RETURNING id, parent_id, comment_count
+                )
+                """,
+            ],
+            events: [(.commentDeleted, EventTable.commentDeleted.cte([
+                "seq": "1", "comment": "target.id", "post": "upd.id", "post_parent": "upd.parent_id",
+                "actor": "\(caller.userID)", "comment_count": "upd.comment_count", "reply_to": "target.reply_to",
+            ], "FROM target, upd"))],
+            answer: """
+                SELECT (SELECT user_id FROM comments WHERE id = \(id)) AS author, (SELECT count(*) FROM target) AS deleted
+                """)
     }
 }

@@ -18,17 +18,18 @@ enum DemoFollows {
     static func insert(among users: [Int64], effects: EventEffects, on connection: PostgresConnection) throws -> Int {
         let pairs = pairs(among: users)
         guard !pairs.isEmpty else { return 0 }
-        try connection.query(WriteLocks.profiles(users).sql)
-        try effects.run("""
-            WITH made AS (
-                INSERT INTO follows (follower_id, followee_id)
-                SELECT * FROM unnest(\(PostgresArray(pairs.map(\.0))), \(PostgresArray(pairs.map(\.1))))
-                ON CONFLICT DO NOTHING RETURNING follower_id, followee_id
-            ), \(FollowEdges.counting("made", sign: "+")),
-            \(FollowEdges.events("made", following: true, actor: "r.follower_id")),
-            \(effects.ctes(for: [.followChanged], profilesCounted: "counted"))
-            SELECT 1
-            """, on: connection)
+        try Write.take(.profiles(users), on: connection)
+        try effects.run(Write(
+            locking: .held,
+            steps: ["""
+                made AS (
+                    INSERT INTO follows (follower_id, followee_id)
+                    SELECT * FROM unnest(\(PostgresArray(pairs.map(\.0))), \(PostgresArray(pairs.map(\.1))))
+                    ON CONFLICT DO NOTHING RETURNING follower_id, followee_id
+                )
+                """, FollowEdges.counting("made", sign: "+")],
+            events: [(.followChanged, FollowEdges.events("made", following: true, actor: "r.follower_id"))],
+            profilesCounted: "counted", answer: "SELECT 1"), on: connection)
         return pairs.count
     }
 }

@@ -48,8 +48,10 @@ struct DemoRows {
                                         on: connection)
         let tagged = zip(posts.indices, tags).flatMap { index, tags in Hashtags.names(tags).map { (ids[index], $0) } }
         // Arrays carry no NULL here: 0 and '' stand for none.
-        try effects.run("""
-            WITH input AS (
+        try effects.run(Write(
+            locking: .held,
+            steps: ["""
+            input AS (
                 SELECT * FROM unnest(\(PostgresArray(posts.indices.map { ids[$0] })),
                                      \(PostgresArray(posts.map { $0.parent.map { ids[$0] } ?? 0 })),
                                      \(PostgresArray(posts.map { $0.parent.map { authors[plan[$0].author] } ?? 0 })),
@@ -78,35 +80,39 @@ struct DemoRows {
                 UPDATE profiles pr SET posts_count = pr.posts_count + n.n
                 FROM (SELECT user_id, count(*) AS n FROM p GROUP BY user_id ORDER BY user_id) n WHERE pr.user_id = n.user_id
                 RETURNING pr.*
-            ),
-            \(EventTable.postCreated.cte([
+            )
+            """],
+            events: [(.postCreated, EventTable.postCreated.cte([
                 "seq": "input.k", "post": "p.id", "author": "p.user_id", "parent": "p.parent_id",
                 "parent_author": "nullif(input.parent_author, 0)", "parent_child_count": "nullif(input.sibling_rank, 0)",
                 "created_at": "p.created_at", "json": "\(unsafeSQL: PostShape.json)", "mentioned": "NULL",
-            ], "FROM p JOIN input USING (id) \(unsafeSQL: PostShape.authorJoin)")),
-            \(effects.ctes(for: [.postCreated], profilesCounted: "counted"))
+            ], "FROM p JOIN input USING (id) \(unsafeSQL: PostShape.authorJoin)"))], profilesCounted: "counted",
+            answer: """
             SELECT 1
-            """, on: connection)
+            """), on: connection)
     }
 
     func insertLikes(_ likes: ArraySlice<DemoPlan.Like>, postIDs: [Int64], authors: [Int64]) throws {
         guard !likes.isEmpty else { return }
-        try effects.run("""
-            WITH input AS (
+        try effects.run(Write(
+            locking: .held,
+            steps: ["""
+            input AS (
                 SELECT * FROM unnest(\(PostgresArray(likes.map { postIDs[$0.post] })),
                                      \(PostgresArray(likes.map { authors[$0.user] })),
                                      \(PostgresArray(likes.map { Int64($0.rank) })))
                     WITH ORDINALITY AS i(post_id, user_id, rank, k)
             ), l AS (
                 INSERT INTO likes (post_id, user_id) SELECT post_id, user_id FROM input ORDER BY k RETURNING post_id, user_id
-            ),
-            \(EventTable.likeChanged.cte([
+            )
+            """],
+            events: [(.likeChanged, EventTable.likeChanged.cte([
                 "seq": "input.k", "post": "l.post_id", "parent": "p.parent_id", "post_author": "p.user_id",
                 "actor": "l.user_id", "liked": "true", "like_count": "input.rank",
-            ], "FROM l JOIN input USING (post_id, user_id) JOIN posts p ON p.id = l.post_id")),
-            \(effects.ctes(for: [.likeChanged]))
+            ], "FROM l JOIN input USING (post_id, user_id) JOIN posts p ON p.id = l.post_id"))],
+            answer: """
             SELECT 1
-            """, on: connection)
+            """), on: connection)
     }
 
     /// Some of the plan's comments, a second apart, the plan's last one a second old.
@@ -114,8 +120,10 @@ struct DemoRows {
                         postIDs: [Int64], authors: [Int64]) throws {
         guard !comments.isEmpty else { return }
         // uuid arrays as text: '' stands for a top-level comment's reply_to.
-        try effects.run("""
-            WITH input AS MATERIALIZED (
+        try effects.run(Write(
+            locking: .held,
+            steps: ["""
+            input AS MATERIALIZED (
                 SELECT * FROM unnest(
                     \(PostgresArray(comments.indices.map { ids[$0].uuidString })),
                     \(PostgresArray(comments.map { $0.replyTo.map { ids[$0].uuidString } ?? "" })),
@@ -129,40 +137,44 @@ struct DemoRows {
                 SELECT id::uuid, nullif(reply_to, '')::uuid, post_id, user_id, body, \(clock.now) - seconds_ago * interval '1 second'
                 FROM input ORDER BY k
                 RETURNING *
-            ),
-            \(EventTable.commentCreated.cte([
+            )
+            """],
+            events: [(.commentCreated, EventTable.commentCreated.cte([
                 "seq": "input.k", "comment": "c.id", "post": "c.post_id", "post_parent": "p.parent_id",
                 "post_author": "p.user_id", "reply_to": "c.reply_to", "reply_to_author": "nullif(input.reply_to_author, 0)",
                 "actor": "c.user_id", "json": "\(unsafeSQL: CommentShape.json)", "comment_count": "input.rank",
                 "mentioned": "NULL",
-            ], "FROM c JOIN input ON input.id::uuid = c.id \(unsafeSQL: CommentShape.authorJoin) JOIN posts p ON p.id = c.post_id")),
-            \(effects.ctes(for: [.commentCreated]))
+            ], "FROM c JOIN input ON input.id::uuid = c.id \(unsafeSQL: CommentShape.authorJoin) JOIN posts p ON p.id = c.post_id"))],
+            answer: """
             SELECT 1
-            """, on: connection)
+            """), on: connection)
     }
 
     func insertCommentLikes(_ likes: ArraySlice<DemoPlan.CommentLike>, commentIDs: [UUID], authors: [Int64]) throws {
         guard !likes.isEmpty else { return }
-        try effects.run("""
-            WITH input AS (
-                SELECT * FROM unnest(\(PostgresArray(likes.map { commentIDs[$0.comment].uuidString })),
-                                     \(PostgresArray(likes.map { authors[$0.user] })),
-                                     \(PostgresArray(likes.map { Int64($0.rank) })))
-                    WITH ORDINALITY AS i(comment_id, user_id, rank, k)
-            ), l AS (
-                INSERT INTO comment_likes (comment_id, user_id) SELECT comment_id::uuid, user_id FROM input ORDER BY k
-                RETURNING comment_id, user_id
-            ),
-            \(EventTable.commentLikeChanged.cte([
+        try effects.run(Write(
+            locking: .held,
+            steps: ["""
+                input AS (
+                    SELECT * FROM unnest(\(PostgresArray(likes.map { commentIDs[$0.comment].uuidString })),
+                                         \(PostgresArray(likes.map { authors[$0.user] })),
+                                         \(PostgresArray(likes.map { Int64($0.rank) })))
+                        WITH ORDINALITY AS i(comment_id, user_id, rank, k)
+                )
+                """, """
+                l AS (
+                    INSERT INTO comment_likes (comment_id, user_id) SELECT comment_id::uuid, user_id FROM input ORDER BY k
+                    RETURNING comment_id, user_id
+                )
+                """],
+            events: [(.commentLikeChanged, EventTable.commentLikeChanged.cte([
                 "seq": "input.k", "comment": "l.comment_id", "post": "c.post_id", "post_parent": "p.parent_id",
                 "comment_author": "c.user_id", "actor": "l.user_id", "liked": "true", "like_count": "input.rank",
             ], """
                 FROM l JOIN input ON input.comment_id::uuid = l.comment_id AND input.user_id = l.user_id
                 JOIN comments c ON c.id = l.comment_id JOIN posts p ON p.id = c.post_id
-                """)),
-            \(effects.ctes(for: [.commentLikeChanged]))
-            SELECT 1
-            """, on: connection)
+                """))],
+            answer: "SELECT 1"), on: connection)
     }
 
     /// The counters the rows imply, in the rows themselves (API.md: counts kept in the row).

@@ -38,7 +38,7 @@ public struct DemoSeed: Sendable {
     @discardableResult
     public func seedIfEmpty() throws -> Bool {
         try pool.withTransaction { connection in
-            try connection.query(WriteLocks.wholeTree.sql)
+            try Write.take(.wholeTree, on: connection)
             let users: Int = try connection.query("SELECT count(*) AS n FROM users WHERE email <> \(ReservedUser.email)").firstRow().decode("n")
             guard users == 0 else { return false }
             _ = try run(users: 5, posts: 24)
@@ -56,7 +56,7 @@ public struct DemoSeed: Sendable {
             // for the fan-out).
             var locks = WriteLocks.posts([])
             for author in existing { locks.add(profile: author, .shared) }
-            try connection.query(locks.sql)
+            try Write.take(locks, on: connection)
             guard userCount > 0 || postCount == 0 || !existing.isEmpty else {
                 throw APIError.conflict("there are no users to write the posts: ask for users too")
             }

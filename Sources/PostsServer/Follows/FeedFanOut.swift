@@ -55,8 +55,10 @@ final class FeedFanOut: JobHandler {
 
     private func batch(of job: ClaimedJob, on connection: PostgresConnection) throws -> Step {
         let held = try connection.query("""
-            SELECT (payload->>'author')::bigint AS author, (payload->>'post')::bigint AS post,
-                   (payload->>'before_at')::timestamptz AS before_at, (payload->>'before_id')::bigint AS before_id
+            SELECT \(JobPayload.member(.author, of: "payload", as: "bigint")) AS author,
+                   \(JobPayload.member(.post, of: "payload", as: "bigint")) AS post,
+                   \(JobPayload.member(.beforeAt, of: "payload", as: "timestamptz")) AS before_at,
+                   \(JobPayload.member(.beforeID, of: "payload", as: "bigint")) AS before_id
             FROM jobs WHERE id = \(job.id) AND attempts = \(job.attempts)
             """)
         guard let row = held.first else { return .lost }
@@ -68,7 +70,7 @@ final class FeedFanOut: JobHandler {
         // post's lock a batch committing after the delete's cleanup left stray rows.)
         var locks = WriteLocks.profiles([author], .shared)
         locks.add(posts: [post])
-        try connection.query(locks.sql)
+        try Write.take(locks, on: connection)
         // The cursor as values, not read from the job in the statement: so it bounds the
         // index scan, and a batch reads its own followers only, however far the walk is.
         var batch: SQLQuery = "SELECT f.follower_id, f.created_at FROM follows f WHERE f.followee_id = \(author)"
@@ -91,8 +93,8 @@ final class FeedFanOut: JobHandler {
             ), last AS (
                 SELECT follower_id, created_at FROM batch ORDER BY created_at, follower_id LIMIT 1
             ), moved AS (
-                UPDATE jobs j SET payload = json_build_object('post', \(post), 'author', \(author),
-                                                              'before_at', last.created_at, 'before_id', last.follower_id)
+                UPDATE jobs j SET payload = \(JobPayload.feedFanOut(post: "\(post)", author: "\(author)",
+                                                                    before: (at: "last.created_at", id: "last.follower_id")))
                 FROM last WHERE j.id = \(job.id) AND j.attempts = \(job.attempts)
                 RETURNING 1
             )

@@ -26,47 +26,50 @@ struct FollowService: Sendable {
         let row = try pool.withTransaction { connection in
             // Both users' follows and counters hold still, and the write below reads with a
             // snapshot taken after the locks (see FollowEdges, FeedEffects).
-            try connection.query(WriteLocks.profiles([me, target]).sql)
+            try Write.take(.profiles([me, target]), on: connection)
             return try effects.run(on ? follow(target, by: me) : unfollow(target, by: me), on: connection, committing: true).firstRow()
         }
-        try Visibility.check(.follow, Visibility.Target(found: try row.decode("found", as: Int.self) == 1,
-                                                         blocked: try row.decode("blocked"), gives: on))
+        try Visibility.check(.follow, Visibility.Target(refusal: row, gives: on))
         return State(following: on, followersCount: Int(try row.decode("followers_count", as: Int32.self)))
     }
 
-    /// The follow, the counters and what follows from it; `found`, `blocked` (checked
-    /// against the table under the locks: the caller's cached sets may be a moment old) and
-    /// the followee's `followers_count` after it.
-    private func follow(_ target: Int64, by me: Int64) -> SQLQuery {
-        """
-        WITH target AS (SELECT user_id FROM profiles WHERE user_id = \(target)\(Visibility.actable(author: "profiles.user_id"))),
-        blocked AS (SELECT 1 WHERE \(Visibility.blockedNow(between: "\(me)", and: "\(target)"))),
-        made AS (
-            INSERT INTO follows (follower_id, followee_id) SELECT \(me), user_id FROM target
-            WHERE NOT EXISTS (SELECT 1 FROM blocked)
-            ON CONFLICT DO NOTHING RETURNING follower_id, followee_id
-        ), \(FollowEdges.counting("made", sign: "+")),
-        \(FollowEdges.events("made", following: true, actor: "\(me)")),
-        \(effects.ctes(for: [.followChanged], profilesCounted: "counted"))
-        \(answer(target))
-        """
+    /// The user followed or unfollowed, `blocked` checked against the table under the locks
+    /// (the caller's cached sets may be a moment old; only a follow gives, so only it asks).
+    private func target(_ target: Int64, by me: Int64, checkingBlocks: Bool) -> Write.Target {
+        let blocked: SQLQuery = checkingBlocks ? Visibility.blockedNow(between: "\(me)", and: "\(target)") : "false"
+        return Write.Target(statement: """
+            SELECT user_id, false AS tombstone, \(blocked) AS blocked
+            FROM profiles WHERE user_id = \(target)\(Visibility.actable(author: "profiles.user_id"))
+            """)
     }
 
-    private func unfollow(_ target: Int64, by me: Int64) -> SQLQuery {
-        """
-        WITH target AS (SELECT user_id FROM profiles WHERE user_id = \(target)\(Visibility.actable(author: "profiles.user_id"))),
-        blocked AS (SELECT 1 WHERE false),
-        \(FollowEdges.removal(where: "f.follower_id = \(me) AND f.followee_id = \(target)")),
-        \(FollowEdges.events("gone", following: false, actor: "\(me)")),
-        \(effects.ctes(for: [.followChanged], profilesCounted: "counted"))
-        \(answer(target))
-        """
+    /// The follow, the counters and what follows from it; the refusal's columns and the
+    /// followee's `followers_count` after it.
+    private func follow(_ target: Int64, by me: Int64) -> Write {
+        Write(
+            locking: .held, target: self.target(target, by: me, checkingBlocks: true),
+            steps: ["""
+                made AS (
+                    INSERT INTO follows (follower_id, followee_id) SELECT \(me), user_id FROM target WHERE NOT target.blocked
+                    ON CONFLICT DO NOTHING RETURNING follower_id, followee_id
+                )
+                """, FollowEdges.counting("made", sign: "+")],
+            events: [(.followChanged, FollowEdges.events("made", following: true, actor: "\(me)"))],
+            profilesCounted: "counted", answer: answer(target))
+    }
+
+    private func unfollow(_ target: Int64, by me: Int64) -> Write {
+        Write(
+            locking: .held, target: self.target(target, by: me, checkingBlocks: false),
+            steps: [FollowEdges.removal(where: "f.follower_id = \(me) AND f.followee_id = \(target)")],
+            events: [(.followChanged, FollowEdges.events("gone", following: false, actor: "\(me)"))],
+            profilesCounted: "counted", answer: answer(target))
     }
 
     /// The followee's count: as the write left it, or as it was when nothing changed.
     private func answer(_ target: Int64) -> SQLQuery {
         """
-        SELECT (SELECT count(*) FROM target) AS found, EXISTS (SELECT 1 FROM blocked) AS blocked,
+        SELECT \(Write.refusal),
                coalesce((SELECT followers_count FROM counted WHERE user_id = \(target)),
                         (SELECT followers_count FROM profiles WHERE user_id = \(target)), 0) AS followers_count
         """

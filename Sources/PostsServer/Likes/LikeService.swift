@@ -33,41 +33,44 @@ struct LikeService: Sendable {
             """
         let insert: SQLQuery = action == .unlike ? "SELECT NULL::bigint AS post_id WHERE false" : """
             INSERT INTO likes (post_id, user_id) SELECT id, \(user) FROM target WHERE NOT EXISTS (SELECT 1 FROM del)
-            AND NOT target.deleted AND NOT target.blocked
+            AND NOT target.tombstone AND NOT target.blocked
             ON CONFLICT DO NOTHING RETURNING post_id
             """
         // The parent as of now (the update's row), not as of the statement's start (before
         // the lock wait: a reparent may have committed since).
-        let query: SQLQuery = """
-            WITH lock AS (\(WriteLocks.posts([postID]).sql)),
-            target AS (
-                SELECT id, user_id, parent_id, like_count, deleted, \(Visibility.blocked(author: "user_id", from: caller)) AS blocked
-                FROM posts
-                WHERE id = \(postID) AND \(unsafeSQL: WriteLocks.gate)\(Visibility.actable(author: "posts.user_id"))
-                -- The row as it is once the lock is ours, not as the statement's snapshot had it:
-                -- a post tombstoned while this waited is seen as one (and its new owner).
-                FOR KEY SHARE
-            ),
-            del AS (\(delete)),
-            ins AS (\(insert)),
-            upd AS (
-                UPDATE posts SET like_count = like_count + (SELECT count(*) FROM ins) - (SELECT count(*) FROM del)
-                WHERE id = (SELECT id FROM target) AND (EXISTS (SELECT 1 FROM ins) OR EXISTS (SELECT 1 FROM del))
-                RETURNING id, like_count, parent_id
-            ),
-            \(EventTable.likeChanged.cte([
+        let write = Write(
+            locking: .first(.posts([postID])),
+            target: Write.Target(statement: """
+                SELECT id, user_id, parent_id, like_count, deleted AS tombstone,
+                       \(Visibility.blocked(author: "user_id", from: caller)) AS blocked
+                FROM posts WHERE id = \(postID)\(Visibility.actable(author: "posts.user_id"))
+                """,
+                // The row as it is once the lock is ours, not as the statement's snapshot had it:
+                // a post tombstoned while this waited is seen as one (and its new owner).
+                tail: "FOR KEY SHARE"),
+            steps: [
+                "del AS (\(delete))",
+                "ins AS (\(insert))",
+                """
+                upd AS (
+                    UPDATE posts SET like_count = like_count + (SELECT count(*) FROM ins) - (SELECT count(*) FROM del)
+                    WHERE id = (SELECT id FROM target) AND (EXISTS (SELECT 1 FROM ins) OR EXISTS (SELECT 1 FROM del))
+                    RETURNING id, like_count, parent_id
+                )
+                """,
+            ],
+            events: [(.likeChanged, EventTable.likeChanged.cte([
                 "seq": "1", "post": "upd.id", "parent": "upd.parent_id", "post_author": "target.user_id", "actor": "\(user)",
                 "liked": "EXISTS (SELECT 1 FROM ins)", "like_count": "upd.like_count",
-            ], "FROM upd, target")),
-            \(effects.ctes(for: [.likeChanged]))
-            SELECT (SELECT count(*) FROM target) AS found, coalesce((SELECT deleted FROM target), false) AS tombstone,
-                   coalesce((SELECT blocked FROM target), false) AS blocked,
-                   coalesce((SELECT like_count FROM upd), (SELECT like_count FROM target)) AS like_count,
-                   (SELECT count(*) FROM ins) AS inserted, (SELECT count(*) FROM del) AS deleted
-            """
+            ], "FROM upd, target"))],
+            answer: """
+                SELECT \(Write.refusal),
+                       coalesce((SELECT like_count FROM upd), (SELECT like_count FROM target)) AS like_count,
+                       (SELECT count(*) FROM ins) AS inserted, (SELECT count(*) FROM del) AS deleted
+                """)
         let row: PostgresRow
         do {
-            row = try pool.withRetriedStatement { try effects.run(query, on: $0).firstRow() }
+            row = try pool.withRetriedStatement { try effects.run(write, on: $0).firstRow() }
         } catch let error as PostgresError where error.sqlState == .foreignKeyViolation {
             throw APIError.notFound(Visibility.Interaction.like.missing)  // deleted while we liked it
         }
@@ -75,9 +78,7 @@ struct LikeService: Sendable {
         let deleted = try row.decode("deleted", as: Int.self) == 1
         // A tombstone or a post across a block may lose a like, never gain one: a toggle
         // that would like it is refused too. (Nothing was written: the insert is gated on both.)
-        try Visibility.check(.like, Visibility.Target(
-            found: try row.decode("found", as: Int.self) == 1, tombstone: try row.decode("tombstone"),
-            blocked: try row.decode("blocked"), gives: action == .like || (action == .toggle && !deleted)))
+        try Visibility.check(.like, Visibility.Target(refusal: row, gives: action == .like || (action == .toggle && !deleted)))
         let liked = switch action {
         case .like: true
         case .unlike: false

@@ -84,7 +84,7 @@ final class MailDelivery: JobHandler {
             for row in try connection.query("""
                 UPDATE outbox o SET message_id = coalesce(o.message_id, '<' || gen_random_uuid() || '@' || \(domain) || '>')
                 FROM jobs j
-                WHERE j.id = ANY(\(PostgresArray(jobs.map(\.id)))) AND o.id = (j.payload ->> 'outbox_id')::bigint
+                WHERE j.id = ANY(\(PostgresArray(jobs.map(\.id)))) AND o.id = \(JobPayload.member(.outboxID, of: "j.payload", as: "bigint"))
                   AND o.sent_at IS NULL AND o.failed_at IS NULL
                 RETURNING j.id AS job_id, o.id, o.recipient, o.subject, o.body, o.created_at, o.message_id
                 """).rows {
@@ -116,7 +116,7 @@ final class MailDelivery: JobHandler {
                 UPDATE outbox SET failed_at = \(context.clock.now),
                     subject = CASE WHEN \(erasing) THEN '' ELSE subject END,
                     body = CASE WHEN \(erasing) THEN '' ELSE body END
-                WHERE id IN (SELECT (p::json ->> 'outbox_id')::bigint FROM unnest(\(PostgresArray(payloads))) AS p)
+                WHERE id IN (SELECT \(JobPayload.member(.outboxID, of: "p::json", as: "bigint")) FROM unnest(\(PostgresArray(payloads))) AS p)
                   AND sent_at IS NULL AND failed_at IS NULL
                 """)
         }

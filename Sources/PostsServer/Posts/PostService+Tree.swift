@@ -30,26 +30,30 @@ extension PostService {
         let parentID = try check().parentID
         // The rows, their authors' `posts_count` (profiles in key order, as every lock), the
         // parent's count, and the event.
-        let dropped = try effects.run("""
-            WITH RECURSIVE subtree(id) AS (
-                SELECT \(id)::bigint
-                UNION ALL
-                SELECT child.id FROM posts child JOIN subtree ON child.parent_id = subtree.id
-            ), gone AS (
-                DELETE FROM posts p USING subtree WHERE p.id = subtree.id RETURNING p.id, p.image_url, p.user_id
-            ), counted AS (
-                UPDATE profiles pr SET posts_count = pr.posts_count - n.n
-                FROM (SELECT user_id, count(*) AS n FROM gone GROUP BY user_id ORDER BY user_id) n WHERE pr.user_id = n.user_id
-            ), parent AS (
-                UPDATE posts SET child_count = child_count - 1 WHERE id = \(parentID) RETURNING child_count
-            ),
-            \(EventTable.postsDeleted.cte([
+        let write = Write(
+            locking: .held,
+            steps: ["""
+                subtree(id) AS (
+                    SELECT \(id)::bigint
+                    UNION ALL
+                    SELECT child.id FROM posts child JOIN subtree ON child.parent_id = subtree.id
+                )
+                """, """
+                gone AS (DELETE FROM posts p USING subtree WHERE p.id = subtree.id RETURNING p.id, p.image_url, p.user_id)
+                """, """
+                counted AS (
+                    UPDATE profiles pr SET posts_count = pr.posts_count - n.n
+                    FROM (SELECT user_id, count(*) AS n FROM gone GROUP BY user_id ORDER BY user_id) n WHERE pr.user_id = n.user_id
+                )
+                """,
+                "parent AS (UPDATE posts SET child_count = child_count - 1 WHERE id = \(parentID) RETURNING child_count)",
+            ],
+            events: [(.postsDeleted, EventTable.postsDeleted.cte([
                 "seq": "1", "post": "\(id)", "parent": "\(parentID)", "parent_child_count": "(SELECT child_count FROM parent)",
                 "actor": "\(caller.userID)", "deleted_ids": "(SELECT array_agg(id ORDER BY id) FROM gone)",
-            ], "")),
-            \(effects.ctes(for: [.postsDeleted]))
-            SELECT image_url FROM gone
-            """, on: connection).rows.map { try $0.decode("image_url", as: String?.self) }
+            ], ""))],
+            answer: "SELECT image_url FROM gone")
+        let dropped = try effects.run(write, on: connection).rows.map { try $0.decode("image_url", as: String?.self) }
         try images.drop(dropped, on: connection)
     }
 
@@ -81,23 +85,26 @@ extension PostService {
                 if chain.contains(id) { throw APIError.conflict("the new parent is inside this post's own subtree") }
                 try Visibility.check(.reparent, Visibility.Target(found: true, blocked: try target?.decode("blocked") ?? false))
             }
-            if oldParent != newParent {
-                try connection.query("""
-                    UPDATE posts SET child_count = child_count + (CASE WHEN id = \(newParent) THEN 1 ELSE -1 END)
-                    WHERE id = \(oldParent) OR id = \(newParent)
-                    """)
-            }
-            let query: SQLQuery = """
-                WITH p AS (UPDATE posts SET parent_id = \(newParent) WHERE id = \(id) RETURNING *),
-                \(EventTable.postUpdated.cte([
+            // The parents' counts move only when the parent changes.
+            let write = Write(
+                locking: .held,
+                steps: ["""
+                    counts AS (
+                        UPDATE posts SET child_count = child_count + (CASE WHEN id = \(newParent) THEN 1 ELSE -1 END)
+                        WHERE (id = \(oldParent) OR id = \(newParent)) AND \(oldParent)::bigint IS DISTINCT FROM \(newParent)::bigint
+                    )
+                    """,
+                    "p AS (UPDATE posts SET parent_id = \(newParent) WHERE id = \(id) RETURNING *)",
+                ],
+                events: [(.postUpdated, EventTable.postUpdated.cte([
                     "seq": "1", "post": "p.id", "parent": "p.parent_id", "actor": "\(caller.userID)",
                     "json": "\(unsafeSQL: PostShape.json)", "moved": "true", "old_parent": "\(oldParent)",
                     "mentions_added": "NULL", "mentions_removed": "NULL",
-                ], "FROM p \(unsafeSQL: PostShape.authorJoin)")),
-                \(effects.ctes(for: [.postUpdated]))
-                SELECT \(unsafeSQL: PostShape.columns)\(PostShape.likedByMe(caller: caller)) FROM p \(unsafeSQL: PostShape.authorJoin)
-                """
-            guard let post = try Self.single(effects.run(query, on: connection, committing: true), withLiked: true) else {
+                ], "FROM p \(unsafeSQL: PostShape.authorJoin)"))],
+                answer: """
+                    SELECT \(unsafeSQL: PostShape.columns)\(PostShape.likedByMe(caller: caller)) FROM p \(unsafeSQL: PostShape.authorJoin)
+                    """)
+            guard let post = try Self.single(effects.run(write, on: connection, committing: true), withLiked: true) else {
                 throw APIError.notFound("no such post")
             }
             return post

@@ -16,7 +16,7 @@ extension PostService {
                 // the author's followers with a snapshot taken after them (`FeedEffects`).
                 var locks = WriteLocks.posts([draft.parentID])
                 locks.add(profile: caller.userID, .shared)
-                try connection.query(locks.sql)
+                try Write.take(locks, on: connection)
                 let post = try insert(draft, image: stored, by: caller, on: connection, committing: idempotency == nil)
                 try idempotency?.record(post, as: "post", on: connection)
                 return .created(post)
@@ -43,13 +43,15 @@ extension PostService {
         let texts = [("title", draft.title), ("summary", draft.summary), ("body", draft.body)]
         let mentions = try Mentions.resolve(texts, on: connection)
         let tags = try Hashtags.resolve(texts, on: connection)
-        let query: SQLQuery = """
-            WITH parent AS (
+        var steps: [SQLQuery] = ["""
+            parent AS (
                 UPDATE posts SET child_count = child_count + 1
                 WHERE id = \(parentID) AND NOT deleted AND NOT \(Visibility.blocked(author: "user_id", from: caller))
                   \(Visibility.actable(author: "posts.user_id"))
                 RETURNING id, user_id, child_count
-            ), p AS (
+            )
+            """, """
+            p AS (
                 INSERT INTO posts (user_id, parent_id, title, summary, body, image_url, image_width, image_height,
                                    timezone, location_tag, ai_generated, mentions, tags)
                 SELECT \(caller.userID), \(parentID)::bigint, \(draft.title), \(draft.summary), \(draft.body),
@@ -58,21 +60,27 @@ extension PostService {
                        \(Hashtags.column(tags))::json
                 WHERE \(parentID)::bigint IS NULL OR EXISTS (SELECT 1 FROM parent)
                 RETURNING *
-            ), counted AS (
+            )
+            """, """
+            counted AS (
                 UPDATE profiles pr SET posts_count = posts_count + 1 WHERE user_id = \(caller.userID) AND EXISTS (SELECT 1 FROM p)
                 RETURNING pr.*
-            )\(tags.isEmpty ? "" : Hashtags.postTagging(Hashtags.names(tags), edit: false)),
-            \(EventTable.postCreated.cte([
+            )
+            """]
+        if !tags.isEmpty { steps += Hashtags.postTagging(Hashtags.names(tags), edit: false) }
+        // The locks were taken in a statement of their own (see `create`).
+        let write = Write(
+            locking: .held, steps: steps,
+            events: [(.postCreated, EventTable.postCreated.cte([
                 "seq": "1", "post": "p.id", "author": "p.user_id", "parent": "p.parent_id", "parent_author": "parent.user_id",
                 "parent_child_count": "parent.child_count", "created_at": "p.created_at", "json": "\(unsafeSQL: PostShape.json)",
                 "mentioned": "\(PostgresArray(mentions.map(\.userID)))",
-            ], "FROM p \(unsafeSQL: PostShape.authorJoin) LEFT JOIN parent ON true")),
-            \(effects.ctes(for: [.postCreated], profilesCounted: "counted"))
-            SELECT \(unsafeSQL: PostShape.columns), false AS liked_by_me FROM p \(unsafeSQL: PostShape.authorJoin)
-            """
+            ], "FROM p \(unsafeSQL: PostShape.authorJoin) LEFT JOIN parent ON true"))],
+            profilesCounted: "counted",
+            answer: "SELECT \(unsafeSQL: PostShape.columns), false AS liked_by_me FROM p \(unsafeSQL: PostShape.authorJoin)")
         let result: PostgresResult
         do {
-            result = try effects.run(query, on: connection, committing: committing)
+            result = try effects.run(write, on: connection, committing: committing)
         } catch let error as PostgresError where error.sqlState == .foreignKeyViolation {
             // The parent, deleted between our update of it and the insert's own check.
             throw APIError.notFound(Visibility.Interaction.childPost.missing)
@@ -88,7 +96,7 @@ extension PostService {
         let stored = try edits.image.map(images.keep)
         do {
             return try pool.withTransaction { connection -> [UInt8] in
-                try connection.query(WriteLocks.posts([id]).sql)
+                try Write.take(.posts([id]), on: connection)
                 let owned = try lockOwned(id, by: caller, on: connection)
                 let previous = owned.imageURL
                 // The image it replaced, if any (the same URL again is no replacement).
@@ -106,8 +114,8 @@ extension PostService {
                 let imageURL: String? = stored?.url
                 let imageWidth: Int32? = stored.map { Int32($0.width) }
                 let imageHeight: Int32? = stored.map { Int32($0.height) }
-                let query: SQLQuery = """
-                    WITH p AS (
+                var steps: [SQLQuery] = ["""
+                    p AS (
                         UPDATE posts SET
                             title = coalesce(\(title)::text, title),
                             summary = coalesce(\(summary)::text, summary),
@@ -120,18 +128,22 @@ extension PostService {
                                             ELSE mentions END,
                             tags = CASE WHEN \(tags != nil) THEN \(tags.map { Hashtags.column($0) } ?? nil)::json ELSE tags END
                         WHERE id = \(id) RETURNING *
-                    )\(tags.map { Hashtags.postTagging(Hashtags.names($0), edit: true) } ?? ""),
-                    \(EventTable.postUpdated.cte([
+                    )
+                    """]
+                if let tags { steps += Hashtags.postTagging(Hashtags.names(tags), edit: true) }
+                let write = Write(
+                    locking: .held, steps: steps,
+                    events: [(.postUpdated, EventTable.postUpdated.cte([
                         "seq": "1", "post": "p.id", "parent": "p.parent_id", "actor": "\(caller.userID)",
                         "json": "\(unsafeSQL: PostShape.json)", "moved": "false", "old_parent": "NULL",
                         "mentions_added": "\(PostgresArray(after.subtracting(before).sorted()))",
                         "mentions_removed": "\(PostgresArray(before.subtracting(after).sorted()))",
-                    ], "FROM p \(unsafeSQL: PostShape.authorJoin)")),
-                    \(effects.ctes(for: [.postUpdated]))
-                    SELECT \(unsafeSQL: PostShape.columns)\(PostShape.likedByMe(caller: caller))
-                    FROM p \(unsafeSQL: PostShape.authorJoin)
-                    """
-                guard let post = try Self.single(effects.run(query, on: connection, committing: true), withLiked: true) else {
+                    ], "FROM p \(unsafeSQL: PostShape.authorJoin)"))],
+                    answer: """
+                        SELECT \(unsafeSQL: PostShape.columns)\(PostShape.likedByMe(caller: caller))
+                        FROM p \(unsafeSQL: PostShape.authorJoin)
+                        """)
+                guard let post = try Self.single(effects.run(write, on: connection, committing: true), withLiked: true) else {
                     throw APIError.notFound("no such post")
                 }
                 return post

@@ -55,29 +55,29 @@ struct ProfileService: Sendable {
         do {
             return try pool.withTransaction { connection -> [UInt8] in
                 // The profile's lock before the write (its change carries its counters).
-                let row = try effects.run("""
-                    WITH lock AS (\(WriteLocks.profiles([userID]).sql)),
-                    -- `previous` reads the row once the lock is ours and before the update (a
-                    -- locking read of the newest version: another change of the avatar may
-                    -- have committed while this one waited): the avatar this one replaces.
-                    pr AS (
-                        UPDATE profiles p SET
-                            username = coalesce(\(patch.username), p.username),
-                            full_name = coalesce(\(patch.fullName), p.full_name),
-                            bio = coalesce(\(patch.bio), p.bio),
-                            avatar_url = CASE WHEN \(avatarGiven) THEN \(avatar)::text ELSE p.avatar_url END
-                        FROM (
-                            SELECT user_id, avatar_url FROM profiles
-                            WHERE user_id = \(userID) AND \(unsafeSQL: WriteLocks.gate) FOR NO KEY UPDATE
-                        ) previous
-                        WHERE p.user_id = previous.user_id
-                        RETURNING p.*, previous.avatar_url AS previous_avatar
-                    ),
-                    \(EventTable.profileUpdated.cte(["seq": "1", "user_id": "pr.user_id", "json": "\(unsafeSQL: ProfileShape.json)"],
-                                                    "FROM pr")),
-                    \(effects.ctes(for: [.profileUpdated]))
-                    SELECT \(unsafeSQL: ProfileShape.columns), previous_avatar FROM pr
-                    """, on: connection).first
+                // The target reads the row once the lock is ours and before the update (a
+                // locking read of the newest version: another change of the avatar may have
+                // committed while this one waited): the avatar this one replaces.
+                let write = Write(
+                    locking: .first(.profiles([userID])),
+                    target: Write.Target(statement: "SELECT user_id, avatar_url FROM profiles WHERE user_id = \(userID)",
+                                         tail: "FOR NO KEY UPDATE"),
+                    steps: ["""
+                        pr AS (
+                            UPDATE profiles p SET
+                                username = coalesce(\(patch.username), p.username),
+                                full_name = coalesce(\(patch.fullName), p.full_name),
+                                bio = coalesce(\(patch.bio), p.bio),
+                                avatar_url = CASE WHEN \(avatarGiven) THEN \(avatar)::text ELSE p.avatar_url END
+                            FROM target previous
+                            WHERE p.user_id = previous.user_id
+                            RETURNING p.*, previous.avatar_url AS previous_avatar
+                        )
+                        """],
+                    events: [(.profileUpdated, EventTable.profileUpdated.cte(
+                        ["seq": "1", "user_id": "pr.user_id", "json": "\(unsafeSQL: ProfileShape.json)"], "FROM pr"))],
+                    answer: "SELECT \(unsafeSQL: ProfileShape.columns), previous_avatar FROM pr")
+                let row = try effects.run(write, on: connection).first
                 guard let row, let profile = try Self.json(row) else { throw APIError.notFound("no profile for this user") }
                 let previous: String? = try row.decode("previous_avatar")
                 if avatarGiven, previous != avatar { try images.drop([previous], on: connection) }

@@ -61,11 +61,11 @@ final class PushDelivery: JobHandler {
     private func load(_ jobs: [ClaimedJob], on pool: ConnectionPool) throws -> [Int64: Delivery] {
         let rows = try pool.withConnection { connection in
             try connection.query("""
-                SELECT j.id AS job_id, j.payload ->> 'delivery_id' AS delivery_id, n.id AS notification_id, n.type,
+                SELECT j.id AS job_id, \(JobPayload.member(.deliveryID, of: "j.payload")) AS delivery_id, n.id AS notification_id, n.type,
                        n.recipient_id, n.actor_id, n.post_id, n.comment_id::text AS comment_id,
                        pr.username, pr.full_name, t.platform, t.token, t.device_id
                 FROM jobs j
-                JOIN notifications n ON n.id = (j.payload ->> 'notification_id')::bigint
+                JOIN notifications n ON n.id = \(JobPayload.member(.notificationID, of: "j.payload", as: "bigint"))
                 JOIN profiles pr ON pr.user_id = n.actor_id
                 LEFT JOIN push_tokens t ON t.user_id = n.recipient_id
                 WHERE j.id = ANY(\(PostgresArray(jobs.map(\.id))))

@@ -84,26 +84,28 @@ enum Hashtags {
                                editedFields: Set(edited.map(\.field)))
     }
 
-    /// `, post_tagged AS (…)`: the post of the CTE `p` (one row) carries these names' tags
+    /// `named_tags`, `post_tagged` (…): the post of the CTE `p` (one row) carries these names' tags
     /// and no others. For a new post only the insert; for an edit the tags it no longer
     /// names are taken off too. (`post_tags`' trigger keeps `tags.posts_count`.)
-    static func postTagging(_ names: [String], edit: Bool) -> SQLQuery {
-        var query: SQLQuery = """
-            , named_tags AS (SELECT * FROM tag_ids(\(PostgresArray(names))::text[])),
+    static func postTagging(_ names: [String], edit: Bool) -> [SQLQuery] {
+        var ctes: [SQLQuery] = [
+            "named_tags AS (SELECT * FROM tag_ids(\(PostgresArray(names))::text[]))",
+            """
             post_tagged AS (
                 INSERT INTO post_tags (tag_id, post_id, author_id, created_at)
                 SELECT t.tag_id, p.id, p.user_id, p.created_at FROM p, named_tags t
                 ON CONFLICT DO NOTHING
             )
-            """
+            """,
+        ]
         if edit {
-            query.append("""
-                , post_untagged AS (
+            ctes.append("""
+                post_untagged AS (
                     DELETE FROM post_tags pt USING p
                     WHERE pt.post_id = p.id AND pt.tag_id NOT IN (SELECT tag_id FROM named_tags)
                 )
                 """)
         }
-        return query
+        return ctes
     }
 }

@@ -23,13 +23,6 @@ final class StorageDeletion: JobHandler {
         })
     }
 
-    /// The payload of a deletion of `url`.
-    static func payload(_ url: String) -> JSONObject {
-        var payload = JSONObject()
-        payload.add("url", url)
-        return payload
-    }
-
     func perform(_ jobs: [ClaimedJob], context: JobContext) throws -> [JobOutcome] {
         let images = try load(jobs, on: context.pool)
         return context.tryInOrder(jobs) { job in
@@ -56,7 +49,7 @@ final class StorageDeletion: JobHandler {
             for row in try connection.query("""
                 SELECT j.id, d.url, EXISTS (SELECT 1 FROM posts WHERE image_url = d.url)
                                     OR EXISTS (SELECT 1 FROM profiles WHERE avatar_url = d.url) AS referenced
-                FROM jobs j, LATERAL (SELECT j.payload ->> 'url' AS url) d
+                FROM jobs j, LATERAL (SELECT \(JobPayload.member(.url, of: "j.payload")) AS url) d
                 WHERE j.id = ANY(\(PostgresArray(jobs.map(\.id)))) AND d.url IS NOT NULL
                 """).rows {
                 images[try row.decode("id")] = Image(url: try row.decode("url"), referenced: try row.decode("referenced"))

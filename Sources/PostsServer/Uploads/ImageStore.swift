@@ -108,7 +108,7 @@ struct ImageStore: Sendable {
     /// URLs this server did not make are left alone.
     func drop(_ urls: [String?], on connection: PostgresConnection) throws {
         let ours = urls.compactMap { url in url.flatMap { StoredImageName(url: $0) == nil ? nil : $0 } }
-        try jobs.enqueue(.storageDeletion, ours.map(StorageDeletion.payload), on: connection)
+        try jobs.enqueue(.storageDeletion, ours.map(JobPayload.storageDeletion), on: connection)
     }
 
     /// Removes every image and size this server stored (`POST /api/dev/reset`); anything

@@ -22,9 +22,7 @@ struct Outbox: Sendable {
             INSERT INTO outbox (recipient, subject, body, created_at) VALUES (\(recipient), \(subject), \(body), \(clock.now))
             RETURNING id
             """).firstRow().decode("id", as: Int64.self)
-        var payload = JSONObject()
-        payload.add("outbox_id", id)
-        try jobs.enqueue(.mail, [payload], on: connection)
+        try jobs.enqueue(.mail, [JobPayload.mail(outbox: id)], on: connection)
     }
 
     /// What the outbox holds for an address, newest first (at most the latest 100).

@@ -81,8 +81,8 @@ struct WriteLocks: Sendable {
     }
 
     /// One `SELECT` that takes them all, in the global order: the first statement of the
-    /// transaction, or a CTE named `lock` that each write of the statement depends on
-    /// through `gate` (PostgreSQL then takes the locks before the writes, in one round trip).
+    /// transaction, or a CTE named `lock` that the write's target waits for (`Write`:
+    /// PostgreSQL then takes the locks before the writes, in one round trip).
     var sql: SQLQuery {
         var branches: [String] = []
         if let tree { branches.append("SELECT \(Self.call(tree, Self.treeKey))") }
@@ -102,9 +102,6 @@ struct WriteLocks: Sendable {
     static func post(in source: String) -> SQLQuery {
         "SELECT \(unsafeSQL: call(.shared, treeKey)) UNION ALL SELECT pg_advisory_xact_lock(post_id) FROM \(unsafeSQL: source)"
     }
-
-    /// What each write of a statement with a `lock` CTE adds to its WHERE.
-    static let gate = "(SELECT count(*) FROM lock) >= 0"
 
     /// The locks of these keys, smallest first, each in its mode. (A volatile function in
     /// the select list runs after the sort: the locks are taken in key order.)

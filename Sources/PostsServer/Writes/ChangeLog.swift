@@ -38,6 +38,7 @@ import Postgres
 /// commits. An operation over more than `WriteLocks.maxPosts` posts takes the whole tree
 /// alone instead: every other post write shares the tree's lock.
 ///
-/// Every write returns its events, and the write path records their changes
-/// (`EventEffects`, `ChangeRows`) in the same transaction, after these locks.
+/// Every write is stated as a `Write` (its locks, its target, its steps, its events) and
+/// run by `EventEffects.run`, which takes or checks the locks first and records the events'
+/// changes (`ChangeRows`) in the same statement, after them.
 enum ChangeLog {}

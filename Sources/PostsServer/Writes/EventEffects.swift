@@ -3,9 +3,9 @@ import Postgres
 /// The one place a write's events become what follows from them, in the write's own
 /// statement: the changes clients sync from (`ChangeRows`), the notifications to write and
 /// take back (`NotificationRules`, filtered by `Visibility.notifiable`) with each new one's
-/// private change and push job, and the home feeds (`FeedEffects`). A write's statement
-/// defines its events as CTEs (`EventTable`) and ends its `WITH` list with `ctes(for:)`:
-/// the write and all it causes cost one statement, one round trip.
+/// private change and push job, and the home feeds (`FeedEffects`). A service states its
+/// write (`Write`: locks, target, steps, events as CTEs of `EventTable`, answer) and `run`
+/// makes it one statement: the write and all it causes cost one round trip.
 ///
 /// Why in the write's statement rather than a second one built from events decoded in
 /// Swift (how it was first built, d4515cc): that second statement, and the explicit
@@ -23,38 +23,54 @@ struct EventEffects: Sendable {
     /// Whether a notification is pushed (a job per notification) by this instance.
     var pushes: Bool { jobs.runs(.push) }
 
+    /// What follows from a statement's events: CTEs to end its `WITH` list, and whether one
+    /// of them queues a job (then the job runner is woken at the commit).
+    struct Effects {
+        let ctes: SQLQuery
+        let queuesJobs: Bool
+    }
+
     /// The effects' CTEs (to follow the event CTEs in the statement's `WITH` list) for
     /// events of these tables; their changes are recorded in this order of the tables.
     /// `profilesCounted`: the CTE of the statement that updated profiles' counters
     /// (`RETURNING pr.*`): a notification's actor is shown with its counters after the
     /// write, as the notification list shows it (the statement's other parts see the rows
     /// as they were before it).
-    func ctes(for tables: [EventTable], profilesCounted: String? = nil) -> SQLQuery {
+    func effects(of tables: [EventTable], profilesCounted: String? = nil) -> Effects {
         var parts: [SQLQuery] = tables.compactMap(NotificationRules.withdrawals)
         let notices = tables.compactMap(NotificationRules.notices)
+        var queuesJobs = false
         if !notices.isEmpty {
             parts.append(Self.notifying(notices))
-            if pushes { parts.append(Self.pushing) }
+            if pushes {
+                parts.append(Self.pushing)
+                queuesJobs = true
+            }
         }
         parts.append(Self.recording(tables.map(ChangeRows.select), withNotifications: !notices.isEmpty,
                                     profilesCounted: profilesCounted))
-        parts += tables.flatMap(feed.ctes)
-        var query: SQLQuery = ""
-        for (index, part) in parts.enumerated() {
-            if index > 0 { query.append(", ") }
-            query.append(part)
+        for table in tables {
+            let feedParts = feed.ctes(table)
+            parts += feedParts.map(\.cte)
+            queuesJobs = queuesJobs || feedParts.contains(where: \.queuesJobs)
         }
-        return query
+        return Effects(ctes: Self.list(parts), queuesJobs: queuesJobs)
     }
 
-    /// Runs a statement that holds `ctes(for:)`; a job it may have queued (a push, a feed's
-    /// fan-out) wakes this instance's job runner once it has committed. `committing`: the
-    /// statement is its transaction's last, and goes out with the COMMIT (one round trip
-    /// for both).
+    /// Runs `write` as one statement: its locks and target (`Write.head`), its steps and
+    /// events, what follows from them, its answer. A job it queued wakes this instance's
+    /// runner once it has committed. `committing`: the statement is its transaction's
+    /// last, and goes out with the COMMIT (one round trip for both).
     @discardableResult
-    func run(_ statement: SQLQuery, on connection: PostgresConnection, committing: Bool = false) throws -> PostgresResult {
-        // Only statements that can queue one wake it: a wake costs the runner a claim per kind.
-        let queuesJobs = Self.mentionsJobsInsert(statement.sql)
+    func run(_ write: Write, on connection: PostgresConnection, committing: Bool = false) throws -> PostgresResult {
+        let effects = effects(of: write.events.map(\.table), profilesCounted: write.profilesCounted)
+        let queuesJobs = write.queuesJobs || (!write.events.isEmpty && effects.queuesJobs)
+        var ctes = write.head + write.steps + write.events.map(\.cte)
+        if !write.events.isEmpty { ctes.append(effects.ctes) }
+        var statement: SQLQuery = ctes.isEmpty ? "" : "WITH RECURSIVE "
+        statement.append(Self.list(ctes))
+        statement.append(" ")
+        statement.append(write.answer)
         if committing {
             if queuesJobs { connection.onCommit(jobs.wake) }
             return try connection.queryCommitting(statement)
@@ -65,22 +81,13 @@ struct EventEffects: Sendable {
         return result
     }
 
-    private static let jobsInsert = Array("INSERT INTO jobs ".utf8)
-
-    /// A search of the statement's bytes: Foundation's `String.contains`, which the compiler
-    /// picks here, bridges to NSString and searched a like's 4.5 kB statement in ~30 µs, 15%
-    /// of the server's CPU under like_toggle_mix (perf).
-    private static func mentionsJobsInsert(_ sql: String) -> Bool {
-        var sql = sql
-        return sql.withUTF8 { text in
-            guard text.count >= jobsInsert.count, let first = jobsInsert.first else { return false }
-            var start = 0
-            while start <= text.count - jobsInsert.count {
-                if text[start] == first && jobsInsert.indices.allSatisfy({ text[start + $0] == jobsInsert[$0] }) { return true }
-                start += 1
-            }
-            return false
+    private static func list(_ parts: [SQLQuery]) -> SQLQuery {
+        var query: SQLQuery = ""
+        for (index, part) in parts.enumerated() {
+            if index > 0 { query.append(", ") }
+            query.append(part)
         }
+        return query
     }
 
     /// `notified`: one new notification per recipient and event (its first kind), to those
@@ -109,7 +116,7 @@ struct EventEffects: Sendable {
     private static let pushing: SQLQuery = """
         pushed AS (
             INSERT INTO jobs (kind, payload)
-            SELECT \(JobKind.push.name), json_build_object('notification_id', id, 'delivery_id', gen_random_uuid())
+            SELECT \(JobKind.push.name), \(JobPayload.push(notification: "id"))
             FROM notified ORDER BY id
         )
         """

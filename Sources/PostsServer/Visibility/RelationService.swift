@@ -29,27 +29,31 @@ struct RelationService: Sendable {
         let concerned: [Int64] = kind == .block ? [caller.userID, target] : [caller.userID]
         // A block also removes the follows between the two, both ways.
         let blocking = kind == .block && on
-        let unfollows: SQLQuery = blocking ? """
-            \(FollowEdges.removal(where: """
-                (f.follower_id = \(caller.userID) AND f.followee_id = \(target))
-                OR (f.follower_id = \(target) AND f.followee_id = \(caller.userID))
-                """)),
-            \(FollowEdges.events("gone", following: false, actor: "\(caller.userID)")),
-            """ : ""
-        let tables: [EventTable] = blocking ? [.followChanged, .relationsChanged] : [.relationsChanged]
-        let query: SQLQuery = """
-            WITH target AS (SELECT id FROM users WHERE id = \(target)), written AS (\(write)),
+        var steps: [SQLQuery] = [
+            "written AS (\(write))",
+            """
             moved AS (
                 UPDATE users SET relations_version = nextval('relations_versions')
                 WHERE id = ANY(\(PostgresArray(concerned))) AND EXISTS (SELECT 1 FROM written) RETURNING id
-            ), \(unfollows)
-            \(EventTable.relationsChanged.cte(["seq": "row_number() OVER (ORDER BY id)", "user_id": "id"], "FROM moved")),
-            \(effects.ctes(for: tables))
-            SELECT (SELECT count(*) FROM target) AS found
-            """
+            )
+            """,
+        ]
+        var events: [(table: EventTable, cte: SQLQuery)] = []
+        if blocking {
+            steps.append(FollowEdges.removal(where: """
+                (f.follower_id = \(caller.userID) AND f.followee_id = \(target))
+                OR (f.follower_id = \(target) AND f.followee_id = \(caller.userID))
+                """))
+            events.append((.followChanged, FollowEdges.events("gone", following: false, actor: "\(caller.userID)")))
+        }
+        events.append((.relationsChanged, EventTable.relationsChanged.cte(["seq": "row_number() OVER (ORDER BY id)", "user_id": "id"],
+                                                                          "FROM moved")))
+        // A block removes follows: both users' follows hold still (their locks, first).
+        let statement = Write(locking: blocking ? .held : .none, target: Write.Target(statement: "SELECT id FROM users WHERE id = \(target)"),
+                              steps: steps, events: events, answer: "SELECT (SELECT count(*) FROM target) AS found")
         let found = try pool.withTransaction { connection in
-            if blocking { try connection.query(WriteLocks.profiles(concerned).sql) }
-            return try effects.run(query, on: connection, committing: true).firstRow().decode("found", as: Int.self)
+            if blocking { try Write.take(.profiles(concerned), on: connection) }
+            return try effects.run(statement, on: connection, committing: true).firstRow().decode("found", as: Int.self)
         }
         guard found == 1 else { throw APIError.notFound("no such user") }
     }

@@ -21,30 +21,36 @@ struct FeedEffects: Sendable {
     /// its followers' feeds as they are read rather than copied into them.
     let fanOutLimit: Int
 
+    /// One of the CTEs, and whether it queues a job.
+    struct Part {
+        let cte: SQLQuery
+        var queuesJobs = false
+    }
+
     /// The CTEs for the table's events (`fanned`, `large`, `backfilled`, `unfed`), if any.
-    func ctes(_ table: EventTable) -> [SQLQuery] {
+    func ctes(_ table: EventTable) -> [Part] {
         switch table {
         case .postCreated:
             // The author's row as the statement found it (its follows held still by the lock).
-            return ["""
+            return [Part(cte: """
                 fanned AS (
                     INSERT INTO jobs (kind, payload)
-                    SELECT \(JobKind.feedFanOut.name), json_build_object('post', e.post, 'author', e.author)
+                    SELECT \(JobKind.feedFanOut.name), \(JobPayload.feedFanOut(post: "e.post", author: "e.author"))
                     FROM post_created e JOIN profiles a ON a.user_id = e.author
                     WHERE a.followers_count > 0 AND a.followers_count < \(literal: fanOutLimit)
                       AND NOT EXISTS (SELECT 1 FROM feed_large_authors l WHERE l.user_id = e.author)
                     ORDER BY e.seq
                 )
-                """, """
+                """, queuesJobs: true), Part(cte: """
                 large AS (
                     INSERT INTO feed_large_authors (user_id)
                     SELECT DISTINCT e.author FROM post_created e JOIN profiles a ON a.user_id = e.author
                     WHERE a.followers_count >= \(literal: fanOutLimit)
                     ON CONFLICT DO NOTHING
                 )
-                """]
+                """)]
         case .followChanged:
-            return ["""
+            return [Part(cte: """
                 backfilled AS (
                     INSERT INTO feed_entries (user_id, post_id, author_id, created_at)
                     SELECT e.follower, recent.id, recent.user_id, recent.created_at
@@ -56,12 +62,12 @@ struct FeedEffects: Sendable {
                     WHERE e.following
                     ON CONFLICT DO NOTHING
                 )
-                """, """
+                """), Part(cte: """
                 unfed AS (
                     DELETE FROM feed_entries fe USING follow_changed e
                     WHERE NOT e.following AND NOT e.by_account_deletion AND fe.user_id = e.follower AND fe.author_id = e.followee
                 )
-                """]
+                """)]
         case .postUpdated, .postsDeleted, .likeChanged, .commentCreated, .commentDeleted, .commentLikeChanged,
              .relationsChanged, .profileUpdated, .profileDeleted:
             return []

@@ -58,4 +58,14 @@ enum FollowEdges {
             LEFT JOIN counted follower ON follower.user_id = r.follower_id
             """)
     }
+
+    /// The write that removes the follows matching `condition` (on the follows row `f`),
+    /// with their events made by `actor` (an account's deletion, a batch of its purge): its
+    /// transaction holds both sides' locks. Answers how many it removed (`removed`).
+    static func removing(where condition: SQLQuery, actor: Int64, byAccountDeletion: Bool) -> Write {
+        Write(locking: .held, steps: [removal(where: condition)],
+              events: [(.followChanged, events("gone", following: false, actor: "\(actor)", byAccountDeletion: byAccountDeletion))],
+              answer: "SELECT count(*) AS removed FROM gone")
+    }
+
 }

@@ -20,13 +20,13 @@ enum TreeLocks {
         var first = others
         first.add(posts: Array(wanted))
         if first.tree == .exclusive {
-            try connection.query(first.sql)
+            try Write.take(first, on: connection)
             return try covered()
         }
         // The first round takes everything in the one order (`WriteLocks`); a later round
         // takes its posts out of key order, and a deadlock that may cause is detected by
         // PostgreSQL and the transaction run again (`withTransaction`).
-        try connection.query(first.sql)
+        try Write.take(first, on: connection)
         var held = wanted
         for _ in 0..<maxRounds {
             wanted = try covered()
