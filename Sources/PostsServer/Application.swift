@@ -123,8 +123,8 @@ public final class Application: Sendable {
             return [("mail", mail), ("storage", storageMetrics.isFailing ? "failing" : "ok"), ("push", push)]
         })
         let sessions = Sessions(pool: pool, lifetimeSeconds: configuration.tokenLifetime.components.seconds, clock: clock)
-        ConsoleAPIRoutes.register(on: &routes, moderation: moderation, overview: overview, lookup: UserLookup(pool: pool),
-                                  record: UserRecord(pool: pool, sessions: sessions))
+        ConsoleAPIRoutes.register(on: &routes, moderation: moderation, overview: overview,
+                                  lookup: UserLookup(pool: pool, sessions: sessions), record: UserRecord(pool: pool, sessions: sessions))
         ConsoleRoutes.register(on: &routes, assets: consoleAssets)
         PushTokenRoutes.register(on: &routes, tokens: PushTokens(pool: pool, clock: clock))
         AccountRoutes.register(on: &routes, sessions: sessions, export: AccountExport(pool: pool, sessions: sessions),

@@ -21,11 +21,12 @@ import TestSupport
         return try #require(body.firstMatch(of: /\b[0-9]{6}\b/)).output.description
     }
 
-    /// Signs in through the real flow and returns the token.
-    static func signIn(_ email: String, in app: Application, client: APIClient) throws -> String {
+    /// Signs in through the real flow (from a named device, if given) and returns the token.
+    static func signIn(_ email: String, device: String? = nil, in app: Application, client: APIClient) throws -> String {
         #expect(try client.send("POST", "/api/auth/send-code", json: ["email": email]).status == 200)
-        let verified = try client.send("POST", "/api/auth/verify-code",
-                                       json: ["email": email, "code": try latestCode(for: email, in: app)])
+        var body: [String: Any] = ["email": email, "code": try latestCode(for: email, in: app)]
+        if let device { body["device_id"] = device }
+        let verified = try client.send("POST", "/api/auth/verify-code", json: body)
         #expect(verified.status == 200, "\(verified.text)")
         return try #require(verified.json["token"] as? String)
     }

@@ -36,7 +36,8 @@ import TestSupport
         #expect(try Roles.grant("moderator", toEmail: "mod@example.com", conninfo: conninfo)?.now == "moderator")
         // The suspect signs in from a named device: the Users page lists that session.
         let suspect = try APIClient(port: app.server.port)
-        suspect.headers["Authorization"] = "Bearer \(try ConsoleTests.signIn("suspect@example.com", device: Self.suspectDevice, in: app))"
+        let token = try AuthTests.signIn("suspect@example.com", device: Self.suspectDevice, in: app, client: suspect)
+        suspect.headers["Authorization"] = "Bearer \(token)"
         let post = try suspect.createPost("Something to report")
         let suspectID = try suspect.userID()
         let reporter = try APIClient(port: app.server.port)

@@ -13,12 +13,7 @@ import TestSupport
     }
 
     private static func signIn(_ email: String, device: String, in app: Application) throws -> APIClient {
-        let anonymous = try APIClient(port: app.server.port)
-        #expect(try anonymous.send("POST", "/api/auth/send-code", json: ["email": email]).status == 200)
-        let verified = try anonymous.send("POST", "/api/auth/verify-code", json: [
-            "email": email, "code": try AuthTests.latestCode(for: email, in: app), "device_id": device,
-        ])
-        return try client(try #require(verified.json["token"] as? String), app)
+        try client(try AuthTests.signIn(email, device: device, in: app, client: try APIClient(port: app.server.port)), app)
     }
 
     @Test func sessions_areListedWithoutSecrets_andRevokedOneByOneOrAllButThisOne() throws {

@@ -40,8 +40,8 @@ struct UserRecord: Sendable {
     ])
 
     /// The reports against the user: on them, on their posts, on their comments (as
-    /// `UserLookup` counts them). A report whose post or comment was deleted since names no
-    /// author any more (its foreign key is nulled), and is no longer counted here.
+    /// `UserLookup` counts them), by the author the report kept (migration 0025): a report
+    /// whose post or comment was removed since stays on the record.
     /// `{"id","status","reason","details","created_at","action","reporter":Profile|null,
     /// "target":{"type","id"},"resolved_at"}`. 404 for no such user.
     func reports(against userID: Int64, _ request: PageRequest<KeysetCursor>) throws -> (json: [UInt8], next: KeysetCursor?) {
@@ -51,9 +51,7 @@ struct UserRecord: Sendable {
             SELECT \(unsafeSQL: Self.reportShape.selectList()), r.created_at AS reported_at, r.resolved_at, r.target_key,
                    pr.user_id IS NOT NULL AS has_reporter, \(unsafeSQL: ProfileShape.columns)
             FROM reports r LEFT JOIN profiles pr ON pr.user_id = r.reporter_id
-            WHERE (r.user_id = \(userID)
-                   OR r.post_id IN (SELECT id FROM posts WHERE user_id = \(userID))
-                   OR r.comment_id IN (SELECT id FROM comments WHERE user_id = \(userID)))
+            WHERE r.target_user_id = \(userID)
             """
         if let cursor = request.cursor { query.append(cursor.before(created: "r.created_at", id: "r.id")) }
         query.append(" ORDER BY r.created_at DESC, r.id DESC LIMIT \(literal: request.limit + 1)")

@@ -52,8 +52,11 @@ struct ReportService: Sendable {
                 throw APIError.notFound("no such \(Self.typeName(target))")
             }
             let inserted = try connection.query("""
-                INSERT INTO reports (reporter_id, post_id, comment_id, user_id, target_key, reason, details)
-                VALUES (\(caller.userID), \(postID), \(commentID), \(userID), \(target.key), \(reason), \(details))
+                INSERT INTO reports (reporter_id, post_id, comment_id, user_id, target_key, reason, details, target_user_id)
+                VALUES (\(caller.userID), \(postID), \(commentID), \(userID), \(target.key), \(reason), \(details),
+                        -- Whose content it is, kept should the content be removed (migration 0025).
+                        coalesce(\(userID)::bigint, (SELECT user_id FROM posts WHERE id = \(postID)::bigint),
+                                 (SELECT user_id FROM comments WHERE id = \(commentID)::uuid)))
                 ON CONFLICT (reporter_id, target_key) WHERE status = 'open' DO NOTHING
                 RETURNING id, status, created_at
                 """).first

@@ -10,6 +10,9 @@ import Postgres
 /// is not one of `Visibility`'s reader surfaces.
 struct UserLookup: Sendable {
     var pool: ConnectionPool
+    /// What a live session is (`TOKEN_TTL`, revocation): the count is of those the Users
+    /// page lists, not of expired tokens.
+    let sessions: Sessions
 
     static let maxResults = 20
 
@@ -19,10 +22,8 @@ struct UserLookup: Sendable {
         let rows = try pool.withConnection { connection in
             try connection.query("""
                 SELECT u.id, u.email, u.role, \(Visibility.accountSuspended("u")) AS suspended, u.created_at AS signed_up,
-                       (SELECT count(*) FROM tokens t WHERE t.user_id = u.id AND t.revoked_at IS NULL) AS sessions,
-                       (SELECT count(*) FROM reports r LEFT JOIN posts rp ON rp.id = r.post_id
-                                                       LEFT JOIN comments rc ON rc.id = r.comment_id
-                        WHERE r.user_id = u.id OR rp.user_id = u.id OR rc.user_id = u.id) AS reports_against,
+                       (SELECT count(*) FROM tokens t WHERE t.user_id = u.id AND \(sessions.live("t"))) AS sessions,
+                       (SELECT count(*) FROM reports r WHERE r.target_user_id = u.id) AS reports_against,
                        (SELECT coalesce(json_agg(json_build_object('id', lp.id, 'title', lp.title,
                                                                    'created_at', to_char(lp.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
                                                  ORDER BY lp.created_at DESC), '[]')::text
