@@ -14,12 +14,15 @@ public final class Application: Sendable {
     let providerKeys: [String: ProviderKeys]
     /// Measures the replicas reads may go to (`DATABASE_REPLICA_URLS`); nil without any.
     let replicaMonitor: ReplicaMonitor?
-    /// This instance's live change feed and the retention pruner, both running until `stop`.
+    /// This instance's live change feed, running until `stop`.
     let feed: ChangeFeed
-    let pruner: ChangePruner
+    /// The retention of changes and the upkeep of everything else, each a round of a
+    /// recurring job (`changes.prune`, `upkeep.prune`) that the job runner runs.
+    let changePruner: ChangePruner
+    let upkeepPruner: UpkeepPruner
     /// Runs the background work of the job queue on this instance: mail (with `SMTP_URL`),
     /// push (with `PUSH_WEBHOOK_URL`), stored images to delete, new posts' feed fan-out, large
-    /// accounts' follows once deleted.
+    /// accounts' follows once deleted, and the pruners' rounds.
     let jobs: JobRunner
     /// Measures images stored before posts had their size (migration 0009), once.
     let measurement: ImageMeasurement
@@ -50,9 +53,14 @@ public final class Application: Sendable {
                                                   metrics: storageMetrics)
         try Self.check(store, configuration.storage, logger: logger)
         let feedEffects = FeedEffects(fanOutLimit: configuration.feedFanOutLimit)
+        changePruner = ChangePruner(pool: pool, retention: configuration.changesRetention, clock: clock)
+        upkeepPruner = UpkeepPruner(pool: pool, tokenLifetimeSeconds: configuration.tokenLifetime.components.seconds,
+                                    notificationsRetentionSeconds: configuration.notificationsRetention.components.seconds,
+                                    pushTokenRetentionSeconds: configuration.pushTokenRetention.components.seconds, clock: clock)
         var workers = [StorageDeletion.worker(store: store, metrics: storageMetrics), FeedFanOut.worker,
                        // (Its effects queue no job, so they need not wake this runner.)
-                       AccountPurge.worker(effects: EventEffects(jobs: .none, feed: feedEffects))]
+                       AccountPurge.worker(effects: EventEffects(jobs: .none, feed: feedEffects)),
+                       changePruner.worker, upkeepPruner.worker]
         if let mail = configuration.mail {
             workers.append(MailDelivery.worker(settings: mail, erasesFinished: configuration.authMode == .token))
             logger.info("mailer started", metadata: ["smtp": "\(mail)"])
@@ -131,10 +139,6 @@ public final class Application: Sendable {
                                deletion: AccountDeletion(pool: pool, effects: effects, images: images, clock: clock))
         // LISTEN holds its session: never through a transaction-mode pooler.
         feed = ChangeFeed(conninfo: configuration.database.direct(primary: databaseURL), logger: logger, nudge: nudge, clock: clock, keepAliveInterval: configuration.eventsKeepAlive)
-        pruner = ChangePruner(pool: pool, retention: configuration.changesRetention,
-                              tokenLifetime: configuration.tokenLifetime,
-                              notificationsRetention: configuration.notificationsRetention,
-                              pushTokenRetention: configuration.pushTokenRetention, clock: clock, logger: logger)
         // One quota of streams per address, change and notification streams together.
         let streams = configuration.maxStreamsPerIP > 0 ? StreamQuota(perClient: configuration.maxStreamsPerIP) : nil
         ChangeRoutes.register(on: &routes, reader: ChangeReader(pool: pool), feed: feed, streams: streams, reads: reads)
@@ -145,7 +149,7 @@ public final class Application: Sendable {
         let madeServer = ParkingLock<Server?>(nil)
         MetricsRoutes.register(on: &routes, sources: MetricsRoutes.Sources(
             requests: requests, pool: pool, feed: feed, jobs: jobs, outbox: outbox,
-            images: images.counters, storage: storageMetrics, upkeep: pruner.upkeep,
+            images: images.counters, storage: storageMetrics, upkeep: upkeepPruner,
             openConnections: { madeServer.withLock { $0?.openConnections ?? 0 } }))
         if configuration.authMode == .trust {
             DevRoutes.register(on: &routes, outbox: outbox, reset: DevReset(pool: pool, images: images),
@@ -174,7 +178,6 @@ public final class Application: Sendable {
         replicaMonitor?.start()
         for store in providerKeys.values { store.start() }
         feed.start()
-        pruner.start()
         jobs.start()
         measurement.start()
     }
@@ -202,14 +205,13 @@ public final class Application: Sendable {
         blockedWords.reload()
     }
 
-    /// Finishes the requests in flight (streams end at once), stops the feed, the pruner and
-    /// the job runner, then closes the pool. The provider key stores stop first: a sign-in
+    /// Finishes the requests in flight (streams end at once), stops the feed and the job
+    /// runner, then closes the pool. The provider key stores stop first: a sign-in
     /// waiting for keys answers at once rather than holding up the stop.
     public func stop() {
         providerKeys.values.forEach { $0.stop() }
         server.stop()
         feed.stop()
-        pruner.stop()
         jobs.stop()
         measurement.stop()
         replicaMonitor?.stop()

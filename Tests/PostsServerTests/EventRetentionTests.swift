@@ -11,7 +11,7 @@ import TestSupport
     @Test func subscriberOvertakenByPruning_isCutOff_andItsResumeIs410() throws {
         let app = try TestApplication.start(cluster: .changes)
         defer { app.stop() }
-        app.pruner.stop()
+        app.jobs.hold([.changesPrune])
         let ash = try APIClient.user("ash@example.com", on: app)
         let start = try ChangeLogTests.position(ash)
         _ = try ash.createPost("old")

@@ -41,7 +41,7 @@ import TestSupport
         let buckets = metrics.text.split(separator: "\n").filter { $0.hasPrefix(#"http_request_duration_seconds_bucket{route="/api/ping""#) }
         let counts = buckets.compactMap { Int($0.split(separator: " ").last ?? "") }
         #expect(counts.count == RequestMetrics.buckets.count + 1 && counts == counts.sorted(), "buckets are cumulative")
-        // In use and idle: how many depends on the retention pruner's round at the moment.
+        // In use and idle: how many depends on the requests in flight at the moment.
         for state in ["in_use", "idle"] {
             #expect(lines.contains { $0.hasPrefix(#"db_pool_connections{state=""# + state + #""} "#) })
         }

@@ -112,11 +112,11 @@ import TestSupport
     @Test func changes_arePrunedByTheClock() throws {
         let app = try TestApplication.start { $0.changesRetention = .seconds(3600) }
         defer { app.stop() }
-        app.pruner.stop()
+        app.jobs.hold([.changesPrune])
         let client = try APIClient.user("ash@example.com", on: app)
         _ = try client.createPost("kept an hour")
-        #expect(try app.pruner.pruneOnce() == 0)
+        #expect(try app.changePruner.pruneOnce() == 0)
         app.clock.advance(by: .seconds(3601))
-        #expect(try app.pruner.pruneOnce() > 0)
+        #expect(try app.changePruner.pruneOnce() > 0)
     }
 }

@@ -27,7 +27,7 @@ import TestSupport
         }
         defer { app.stop() }
         // The background round would race these for the same rows.
-        app.pruner.stop()
+        app.jobs.hold([.upkeepPrune])
         let ash = try APIClient.user("ash@example.com", on: app)
         let blair = try APIClient.user("blair@example.com", on: app)
         #expect(try ash.pushToken("apns", "ash-phone").status == 200)
@@ -37,14 +37,14 @@ import TestSupport
         #expect(try Self.count(notifications, in: app) == 1)
 
         clock.advance(by: .seconds(29 * 24 * 3600))
-        try app.pruner.upkeep.pruneOnce()
+        try app.upkeepPruner.pruneOnce()
         #expect(try Self.count(notifications, in: app) == 1 && Self.count(tokens, in: app) == 1)
         clock.advance(by: .seconds(2 * 24 * 3600))
-        try app.pruner.upkeep.pruneOnce()
+        try app.upkeepPruner.pruneOnce()
         #expect(try Self.count(notifications, in: app) == 0 && Self.count(tokens, in: app) == 1)
         #expect((try ash.get("/api/notifications").json["notifications"] as? [Any])?.isEmpty == true)
         clock.advance(by: .seconds(30 * 24 * 3600))
-        try app.pruner.upkeep.pruneOnce()
+        try app.upkeepPruner.pruneOnce()
         #expect(try Self.count(tokens, in: app) == 0)
         #expect(try Self.removed("old_notifications", in: app) == 1 && Self.removed("unused_push_tokens", in: app) == 1)
     }
@@ -54,7 +54,7 @@ import TestSupport
     @Test func perUserCaps_keepTheNewestRows() throws {
         let app = try TestApplication.start()
         defer { app.stop() }
-        app.pruner.stop()
+        app.jobs.hold([.upkeepPrune])
         let ash = try APIClient.user("ash@example.com", on: app)
         let blair = try APIClient.user("blair@example.com", on: app)
         let (ashID, blairID) = (Int64(try ash.userID()), Int64(try blair.userID()))
@@ -73,7 +73,7 @@ import TestSupport
                 SELECT \(ashID), n, \(blairID), now() - n * interval '1 minute' FROM generate_series(1, \(depth + 25)) n
                 """)
         }
-        try app.pruner.upkeep.pruneOnce()
+        try app.upkeepPruner.pruneOnce()
         #expect(try Self.count("SELECT count(*) AS n FROM notifications WHERE recipient_id = \(ashID)", in: app) == 1000)
         #expect(try Self.count("SELECT count(*) AS n FROM notifications WHERE recipient_id = \(blairID)", in: app) == 10)
         // The newest stay: all 1,000 within 999 minutes of the newest.
@@ -85,6 +85,6 @@ import TestSupport
         #expect(try Self.count("SELECT max(post_id) AS n FROM feed_entries WHERE user_id = \(ashID)", in: app) == Int(depth))
         #expect(try Self.removed("notifications_per_recipient", in: app) == 10 && Self.removed("feed_depth", in: app) == 25)
         // A second round finds nothing more.
-        #expect(try app.pruner.upkeep.pruneOnce().values.reduce(0, +) == 0)
+        #expect(try app.upkeepPruner.pruneOnce().values.reduce(0, +) == 0)
     }
 }

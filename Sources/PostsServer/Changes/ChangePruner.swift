@@ -1,75 +1,30 @@
-import Foundation
-import Logging
 import Postgres
-import Synchronization
 
-/// Removes changes older than `CHANGES_RETENTION`, in the background, once every interval,
-/// one instance at a time (a transaction-scoped advisory try-lock: whoever holds it prunes,
-/// the others skip this round). The highest key removed is kept, so that a cursor from
-/// before it is told 410 rather than silently missing changes.
-///
-/// Each round then runs the `UpkeepPruner` (codes, mail, tokens, idempotency keys,
-/// notifications, push tokens, the feeds' depth): one background thread for all the
-/// pruning an instance does. Ages are the `ServerClock`'s: what an advance of it puts past
-/// its retention goes in the next round (a test calls `pruneOnce` rather than wait for it).
-final class ChangePruner: Sendable {
-    private let pool: ConnectionPool
-    let upkeep: UpkeepPruner
-    private let clock: ServerClock
-    private let retention: Duration
-    private let interval: Duration
-    private let logger: Logger
-    private let running = Atomic<Bool>(false)
-    private let wake = DispatchSemaphore(value: 0)
-    private let finished = DispatchSemaphore(value: 0)
+/// Removes changes older than `CHANGES_RETENTION`: one round each time the recurring job
+/// `changes.prune` runs (`JobKind.changesPrune`: every 30 s, on whichever instance claims
+/// it). The highest key removed is kept, so that a cursor from before it is told 410 rather
+/// than silently missing changes. Ages are the `ServerClock`'s: what an advance of it puts
+/// past its retention goes in the next round, which the advance makes due at once (a test
+/// may also call `pruneOnce` itself, holding the kind so that no job's round races it).
+struct ChangePruner: Sendable {
+    let pool: ConnectionPool
+    let retention: Duration
+    let clock: ServerClock
 
     /// In the two-int space of advisory locks (posts and profiles use the bigint one):
-    /// "prun", "chg" in ASCII.
+    /// "prun", "chg" in ASCII. The job runs on one instance at a time already; the turn
+    /// keeps a round whose lease ended (or a test's) from racing the next for the same rows.
     private static let lockKey: (Int32, Int32) = (0x7072_756E, 0x0063_6867)
     /// Changes removed per transaction: short ones, since a transaction that runs long
     /// holds back every instance's delivery (see `ChangeLog`).
     private static let batch = 5000
 
-    init(pool: ConnectionPool, retention: Duration, tokenLifetime: Duration = .seconds(90 * 24 * 3600),
-         notificationsRetention: Duration = .seconds(90 * 24 * 3600), pushTokenRetention: Duration = .seconds(270 * 24 * 3600),
-         interval: Duration = .seconds(30), clock: ServerClock, logger: Logger) {
-        self.pool = pool
-        self.clock = clock
-        upkeep = UpkeepPruner(pool: pool, tokenLifetimeSeconds: tokenLifetime.components.seconds,
-                              notificationsRetentionSeconds: notificationsRetention.components.seconds,
-                              pushTokenRetentionSeconds: pushTokenRetention.components.seconds, clock: clock)
-        self.retention = retention
-        self.interval = interval
-        self.logger = logger
-    }
-
-    func start() {
-        running.store(true, ordering: .releasing)
-        let thread = Thread { [self] in
-            while running.load(ordering: .acquiring) {
-                do {
-                    try pruneOnce()
-                } catch {
-                    logger.warning("pruning changes failed; trying again later", metadata: ["error": "\(error)"])
-                }
-                do {
-                    try upkeep.pruneOnce()
-                } catch {
-                    logger.warning("pruning codes, mail, tokens, notifications or feeds failed; trying again later",
-                                   metadata: ["error": "\(error)"])
-                }
-                _ = wake.wait(timeout: .now() + .milliseconds(Int(interval.components.seconds * 1000)))
-            }
-            finished.signal()
+    /// The worker of `changes.prune`: each try is a round, on the job runner's own
+    /// connections (a long backlog never takes one from a request).
+    var worker: JobWorker {
+        .recurring(.changesPrune) { [retention] _, context in
+            _ = try ChangePruner(pool: context.pool, retention: retention, clock: context.clock).pruneOnce()
         }
-        thread.name = "change-pruner"
-        thread.start()
-    }
-
-    func stop() {
-        guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
-        wake.signal()
-        _ = finished.wait(timeout: .now() + 5)
     }
 
     /// Returns how many changes it removed (0 when another instance holds the turn).

@@ -1,7 +1,7 @@
 /// One kind of background work and how the queue treats it: how many are claimed at once,
 /// how long a claim is left to its runner, how long the kind keeps trying and how long it
-/// waits between tries. Every kind is listed here, so the retry rules of all background
-/// work can be read in one place.
+/// waits between tries, and, for a recurring kind, how often it runs. Every kind is listed
+/// here, so the retry rules and schedules of all background work can be read in one place.
 struct JobKind: Sendable, Hashable, CustomStringConvertible {
     /// `jobs.kind`.
     let name: String
@@ -19,6 +19,12 @@ struct JobKind: Sendable, Hashable, CustomStringConvertible {
     let maxBackoffSeconds: Int
     /// Batches of this kind run at once on one instance (one handler each).
     var concurrency = 1
+    /// A recurring kind's period: its one job (migration 0024) is due again this long after
+    /// each run that succeeded, rather than deleted. nil: a job runs once, queued by a write.
+    var everySeconds: Int?
+
+    /// Whether the kind is recurring: every runner of it keeps its one job queued.
+    var recurs: Bool { everySeconds != nil }
 
     var description: String { name }
 
@@ -34,7 +40,7 @@ struct JobKind: Sendable, Hashable, CustomStringConvertible {
 
 extension JobKind {
     /// Every kind there is (whether or not this instance runs it).
-    static let all: [JobKind] = [.mail, .push, .storageDeletion, .feedFanOut, .accountPurge]
+    static let all: [JobKind] = [.mail, .push, .storageDeletion, .feedFanOut, .accountPurge, .changesPrune, .upkeepPrune]
 
     /// API.md "Sign-in mail": a message is retried with backoff (1 s, 2 s, 4 s … at most
     /// 5 min) until it is 15 minutes old, past a code's life. Few at once, and a lease
@@ -65,4 +71,19 @@ extension JobKind {
     /// account is hidden and signed out meanwhile, and must not stay half deleted.
     static let accountPurge = JobKind(name: "account.purge", batch: 1, leaseSeconds: 300, windowSeconds: nil,
                                       firstBackoffSeconds: 1, maxBackoffSeconds: 60)
+
+    /// API.md "Changes": changes past `CHANGES_RETENTION` go "at least once a minute"
+    /// (`ChangePruner`): a round every 30 s, on whichever instance claims it. A failed round
+    /// is tried again 30 s later. The lease outlasts a round that removes a large backlog
+    /// (5,000 changes a transaction); should it end all the same, a second round meanwhile
+    /// finds the first holding the turn (an advisory lock) and leaves it the work.
+    static let changesPrune = JobKind(name: "changes.prune", batch: 1, leaseSeconds: 600, windowSeconds: nil,
+                                      firstBackoffSeconds: 30, maxBackoffSeconds: 30, everySeconds: 30)
+
+    /// API.md "Sign-in mail" and "Feeds at any scale": expired codes, old mail, tokens, keys,
+    /// notifications, push tokens, dead jobs and rows past the per-user caps go "at least
+    /// hourly" (`UpkeepPruner`): a round every 30 s, its caps' sweep going on from where the
+    /// last round stopped, whichever instance ran it (the place is kept in the job).
+    static let upkeepPrune = JobKind(name: "upkeep.prune", batch: 1, leaseSeconds: 600, windowSeconds: nil,
+                                     firstBackoffSeconds: 30, maxBackoffSeconds: 30, everySeconds: 30)
 }

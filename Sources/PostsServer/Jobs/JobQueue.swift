@@ -44,9 +44,10 @@ struct JobQueue: Sendable {
         }
     }
 
-    /// Records a batch's outcomes in one statement: done jobs go, untried ones are due again
-    /// at once, failed ones wait their backoff (never past the window's end) or die. Returns
-    /// the payloads of those that died.
+    /// Records a batch's outcomes in one statement: done jobs go (a recurring kind's is due
+    /// again one period later, queued anew), untried ones are due again at once, failed ones
+    /// wait their backoff (never past the window's end) or die. Returns the payloads of
+    /// those that died.
     @discardableResult
     func record(_ outcomes: [(job: ClaimedJob, outcome: JobOutcome)], of kind: JobKind) throws -> [String] {
         guard !outcomes.isEmpty else { return [] }
@@ -55,12 +56,15 @@ struct JobQueue: Sendable {
             ids.append(job.id)
             attempts.append(Int64(job.attempts))
             switch outcome {
-            case .done, .skipped: verdicts.append("done"); errors.append("")
+            case .done, .skipped: verdicts.append(kind.recurs ? "again" : "done"); errors.append("")
             case .untried: verdicts.append("untried"); errors.append("")
             case .retry(let error): verdicts.append("retry"); errors.append(String(error.prefix(500)))
             case .dead(let error): verdicts.append("dead"); errors.append(String(error.prefix(500)))
             }
-            delays.append(Int64(kind.backoffSeconds(afterAttempt: job.attempts)))
+            // After a success a recurring kind's next run is a period away; after a failure
+            // every kind waits its backoff.
+            let succeeded = outcome == .done || outcome == .skipped
+            delays.append(Int64(succeeded ? kind.everySeconds ?? 0 : kind.backoffSeconds(afterAttempt: job.attempts)))
         }
         // A kind without a window keeps trying: its window's end is never reached.
         let window: SQLQuery = kind.windowSeconds.map { "j.created_at + make_interval(secs => \(literal: $0))" }
@@ -75,6 +79,12 @@ struct JobQueue: Sendable {
                     JOIN jobs j ON j.id = o.id AND j.attempts = o.attempts
                 ), done AS (
                     DELETE FROM jobs j USING o WHERE j.id = o.id AND o.verdict = 'done'
+                ), again AS (
+                    -- Queued anew: its age (jobs_oldest_seconds) counts from now. Its attempts
+                    -- go on counting, so that a runner whose lease ended never matches again.
+                    UPDATE jobs j SET state = 'queued', run_at = \(clock.now) + make_interval(secs => o.delay::float8),
+                        created_at = \(clock.now), last_error = NULL
+                    FROM o WHERE j.id = o.id AND o.verdict = 'again'
                 ), untried AS (
                     UPDATE jobs j SET state = 'queued', attempts = greatest(j.attempts - 1, 0), run_at = \(clock.now)
                     FROM o WHERE j.id = o.id AND o.verdict = 'untried'

@@ -1,16 +1,18 @@
 import Foundation
 
-/// Waiting for the runner without sleeping: `pause` waits for its batches to end, and a test
-/// (or a command that must not leave work behind) `drain`s it, on the dispatcher's rounds and
-/// the batches' ends rather than by looking at the jobs table every few milliseconds.
+/// Waiting for the runner without sleeping: `pause` and `hold` wait for its batches to end,
+/// and a test (or a command that must not leave work behind) `drain`s it, on the
+/// dispatcher's rounds and the batches' ends rather than by looking at the jobs table every
+/// few milliseconds.
 extension JobRunner {
-    /// Runs the jobs of `kinds` (by default every kind this runner runs) that are due now,
-    /// and what they queue in turn, and returns true once none of them is due or being tried,
-    /// here or on another instance; false when that is not so within `timeout`, or when the
-    /// runner is stopped or paused. A job waiting out its backoff is not due: advance the
-    /// clock to have it run.
+    /// Runs the jobs of `kinds` (by default every kind this runner runs and does not hold)
+    /// that are due now, and what they queue in turn, and returns true once none of them is
+    /// due or being tried, here or on another instance; false when that is not so within
+    /// `timeout`, or when the runner is stopped or paused. A job waiting out its backoff is
+    /// not due, nor is a recurring job between its runs: advance the clock to have it run.
     func drain(_ kinds: [JobKind]? = nil, timeout: Duration = .seconds(60)) throws -> Bool {
-        let kinds = kinds ?? self.kinds
+        let held = state.withLock { $0.held }
+        let kinds = kinds ?? self.kinds.filter { !held.contains($0.name) }
         precondition(Set(kinds).isSubset(of: Set(self.kinds)), "a runner drains only the kinds it runs")
         let deadline = Date(timeIntervalSinceNow: Double(timeout.milliseconds) / 1000)
         var lookNow = true
@@ -27,6 +29,22 @@ extension JobRunner {
             lookNow = left.due > 0 && state.withLock { $0.batchesClaimed > claimed }
         }
         return false
+    }
+
+    /// Stops claiming jobs of `kinds` on this instance and waits (10 s at most) for their
+    /// batches in flight to finish; the other kinds go on. For a test that runs a recurring
+    /// kind's round itself (a pruner's) and must not have the job's round race it for the
+    /// same rows; `release` lets them be claimed again.
+    func hold(_ kinds: [JobKind]) {
+        let names = Set(kinds.map(\.name))
+        state.withLock { $0.held.formUnion(names) }
+        // A kind's batches in flight: claimed (or being claimed), waiting or running.
+        _ = waitUntil(Date(timeIntervalSinceNow: 10)) { state in names.allSatisfy { state.inFlight[$0, default: 0] == 0 } }
+    }
+
+    func release(_ kinds: [JobKind]) {
+        state.withLock { $0.held.subtract(kinds.map(\.name)) }
+        wake()
     }
 
     /// Waits until `condition` holds of the state, or `deadline` passes (false then, unless

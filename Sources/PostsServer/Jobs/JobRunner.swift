@@ -14,7 +14,8 @@ import Synchronization
 /// The dispatcher looks when a write on this instance queued something (`wake()`, after
 /// its commit), when the clock is advanced, when a batch finishes, and otherwise every
 /// `pollInterval` (other instances' jobs, retries come due); every `upkeepInterval` it
-/// kills what waited past its window and runs the kinds' upkeep.
+/// queues the recurring kinds' jobs where they are missing, kills what waited past its
+/// window and runs the kinds' upkeep.
 final class JobRunner: Sendable {
     let workers: [JobWorker]
     private let pool: ConnectionPool
@@ -57,6 +58,8 @@ final class JobRunner: Sendable {
         var broken: Set<String> = []
         /// Claims nothing while set (`pause()`).
         var paused = false
+        /// Kinds not claimed on this instance until released (`hold(_:)`).
+        var held: Set<String> = []
         var threads = 0
         /// The dispatcher's rounds begun and ended, and the batches it claimed: how `drain`
         /// knows that a round has looked since it asked.
@@ -153,13 +156,15 @@ final class JobRunner: Sendable {
     private func dispatch() {
         var databaseDown = false
         var upkeepDone = ContinuousClock.now - Self.upkeepInterval
+        var upkeptOnce = false
         while isRunning {
             state.withLock { $0.roundsBegun += 1 }
             var more = false
             do {
                 if ContinuousClock.now - upkeepDone >= Self.upkeepInterval {
-                    try upkeep()
+                    try upkeep(starting: !upkeptOnce)
                     upkeepDone = ContinuousClock.now
+                    upkeptOnce = true
                 }
                 more = try claimForFreeKinds()
                 if databaseDown { logger.info("the job runner reaches the database again") }
@@ -187,7 +192,7 @@ final class JobRunner: Sendable {
             // The slot is taken in the same locked moment that finds the runner not paused, so
             // a `pause()` waits for this claim too.
             let reserved = state.withLock { state in
-                guard !state.paused, !state.broken.contains(worker.kind.name),
+                guard !state.paused, !state.broken.contains(worker.kind.name), !state.held.contains(worker.kind.name),
                       state.inFlight[worker.kind.name, default: 0] < worker.kind.concurrency else { return false }
                 state.inFlight[worker.kind.name, default: 0] += 1
                 return true
@@ -214,10 +219,12 @@ final class JobRunner: Sendable {
         return more
     }
 
-    /// Every kind's jobs left past their window die, whether or not this instance runs the
-    /// kind (jobs queued where no runner of theirs is left would wait for ever); the kinds
-    /// it runs hear of theirs, and run their own upkeep.
-    private func upkeep() throws {
+    /// The recurring kinds this instance runs have their job (due at once when the runner is
+    /// `starting`); every kind's jobs left past their window die, whether or not this
+    /// instance runs the kind (jobs queued where no runner of theirs is left would wait for
+    /// ever); the kinds it runs hear of theirs, and run their own upkeep.
+    private func upkeep(starting: Bool) throws {
+        try queue.keepRecurring(kinds, dueNow: starting)
         for kind in JobKind.all {
             let died = try queue.expire(kind)
             guard !died.isEmpty else { continue }

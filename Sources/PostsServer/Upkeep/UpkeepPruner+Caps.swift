@@ -1,28 +1,18 @@
 import Locking
 import Postgres
 
-/// What the pruner has removed since the start, by rule (for /metrics), and how far the
-/// per-user caps' sweep has come (it goes on from there in the next round).
+/// What the pruner has removed on this instance since the start, by rule (for /metrics).
+/// (How far the per-user caps' sweep has come is kept in the `upkeep.prune` job, for
+/// whichever instance runs the next round.)
 final class UpkeepCounters: Sendable {
-    private struct State {
-        var removed: [String: Int] = [:]
-        var sweptPast: Int64 = 0
-    }
-
-    private let state = ParkingLock(State())
+    private let removedByRule = ParkingLock([String: Int]())
 
     func add(_ count: Int, to rule: String) {
-        state.withLock { $0.removed[rule, default: 0] += count }
+        removedByRule.withLock { $0[rule, default: 0] += count }
     }
 
     /// Rows removed by each rule that has run.
-    var removed: [String: Int] { state.withLock { $0.removed } }
-
-    /// The highest user id the caps' sweep has done in this pass (0: a pass begins).
-    var sweptPast: Int64 {
-        get { state.withLock { $0.sweptPast } }
-        set { state.withLock { $0.sweptPast = newValue } }
-    }
+    var removed: [String: Int] { removedByRule.withLock { $0 } }
 }
 
 extension UpkeepPruner {
@@ -54,28 +44,27 @@ extension UpkeepPruner {
     /// most what an hour brings it.
     static let sweepBudget: Duration = .seconds(1)
 
-    /// Sweeps the users in id order from where the last round stopped, for `sweepBudget` or
-    /// to the last user (the next pass starts again from the first). Why a sweep rather
-    /// than a trim as rows are written: a trim at each post's fan-out would walk every
-    /// follower's feed, a cost per follower; a count kept per user would be another write
-    /// per row. Returns the rows removed per table.
-    func sweepCaps() throws -> [String: Int] {
+    /// Sweeps the users in id order from past `start` (where the last round stopped), for
+    /// `sweepBudget` or to the last user. Why a sweep rather than a trim as rows are written:
+    /// a trim at each post's fan-out would walk every follower's feed, a cost per follower;
+    /// a count kept per user would be another write per row. Returns the rows removed per
+    /// table, and the highest user id swept (0 once the last user was: the next pass starts
+    /// again from the first).
+    func sweepCaps(past start: Int64) throws -> (removed: [String: Int], sweptPast: Int64) {
         var removed: [String: Int] = [:]
+        var sweptPast = start
         let started = ContinuousClock.now
         repeat {
-            let row = try pool.withRetriedStatement { try $0.query(sweep(after: counters.sweptPast)).firstRow() }
+            let row = try pool.withRetriedStatement { try $0.query(sweep(after: sweptPast)).firstRow() }
             for cap in Self.caps {
                 let count = Int(try row.decode(cap.name, as: Int64.self))
                 removed[cap.table, default: 0] += count
                 counters.add(count, to: cap.name)
             }
-            guard let last: Int64 = try row.decode("last") else {
-                counters.sweptPast = 0
-                break
-            }
-            counters.sweptPast = last
+            guard let last: Int64 = try row.decode("last") else { return (removed, 0) }
+            sweptPast = last
         } while ContinuousClock.now - started < Self.sweepBudget
-        return removed
+        return (removed, sweptPast)
     }
 
     /// One statement: the next users, and for each cap the rows past each one's newest `keep`.

@@ -1,3 +1,4 @@
+import Foundation
 import Postgres
 
 /// Deletes what sign-in, mail, sessions, retries, notifications, push tokens and the home
@@ -5,8 +6,9 @@ import Postgres
 /// credential rests in the database longer than it must (API.md "Sign-in mail": expired
 /// codes, outbox rows and Idempotency-Key rows older than 24 h go "at least hourly"; "Feeds
 /// at any scale": notifications past `NOTIFICATIONS_RETENTION` or past a recipient's newest
-/// 1,000, feed rows past a reader's depth, push tokens past `PUSH_TOKEN_RETENTION`). It runs
-/// with every round of the `ChangePruner`, and counts what each rule removed for /metrics.
+/// 1,000, feed rows past a reader's depth, push tokens past `PUSH_TOKEN_RETENTION`). A round
+/// runs each time the recurring job `upkeep.prune` does (`JobKind.upkeepPrune`: every 30 s,
+/// on whichever instance claims it), and counts what each rule removed for /metrics.
 ///
 /// In short batches, each one statement on its own (no transaction held across them, the
 /// connection back to the pool in between), found through an index, oldest first. Rows
@@ -14,7 +16,8 @@ import Postgres
 /// the next round takes them. Several instances may run it at once; they skip each other's
 /// rows the same way.
 struct UpkeepPruner: Sendable {
-    let pool: ConnectionPool
+    /// The requests' pool, for a round a test runs; the job's rounds use the job runner's.
+    var pool: ConnectionPool
     /// `TOKEN_TTL`: a token unused this long is dead, and its row goes.
     let tokenLifetimeSeconds: Int64
     /// `NOTIFICATIONS_RETENTION` and `PUSH_TOKEN_RETENTION`.
@@ -77,10 +80,10 @@ struct UpkeepPruner: Sendable {
              oldestFirst: "created_at"),
     ] }
 
-    /// Runs every rule until it finds fewer than a batch, then the per-user caps' sweep
-    /// (`sweepCaps`); returns the rows removed per table.
-    @discardableResult
-    func pruneOnce() throws -> [String: Int] {
+    /// Runs every rule until it finds fewer than a batch, then the per-user caps' sweep from
+    /// past user `sweptPast` (`sweepCaps`); returns the rows removed per table, and where the
+    /// sweep stopped.
+    func pruneOnce(sweepingPast sweptPast: Int64) throws -> (removed: [String: Int], sweptPast: Int64) {
         var removed: [String: Int] = [:]
         for rule in rules {
             while true {
@@ -90,7 +93,48 @@ struct UpkeepPruner: Sendable {
                 if count < Self.batch { break }
             }
         }
-        for (table, count) in try sweepCaps() { removed[table, default: 0] += count }
-        return removed
+        let swept = try sweepCaps(past: sweptPast)
+        for (table, count) in swept.removed { removed[table, default: 0] += count }
+        return (removed, swept.sweptPast)
+    }
+
+    /// A round as a test runs it: the sweep from the first user.
+    @discardableResult
+    func pruneOnce() throws -> [String: Int] {
+        try pruneOnce(sweepingPast: 0).removed
+    }
+}
+
+extension UpkeepPruner {
+    /// Where the caps' sweep stopped, as the `upkeep.prune` job keeps it: `{"swept_past": id}`
+    /// (`{}` before the first round: from the first user).
+    private struct Place: Decodable {
+        let sweptPast: Int64?
+
+        enum CodingKeys: String, CodingKey {
+            case sweptPast = "swept_past"
+        }
+    }
+
+    /// The worker of `upkeep.prune`: each try is a round, on the job runner's own connections
+    /// (never a request's). The sweep goes on from the place the job keeps rather than one
+    /// this instance remembers: rounds fall to whichever instance claims the job, and with a
+    /// place per instance each would sweep every user again from its own start, N instances
+    /// taking N times as long to reach each user.
+    var worker: JobWorker {
+        .recurring(.upkeepPrune) { [self] job, context in
+            var pruner = self
+            pruner.pool = context.pool
+            let start = (try? JSONDecoder().decode(Place.self, from: Data(job.payload.utf8)))?.sweptPast ?? 0
+            let round = try pruner.pruneOnce(sweepingPast: start)
+            // Only while the job is still this runner's: one whose lease ended belongs to the
+            // round that claimed it since, and so does the place.
+            try context.pool.withRetriedStatement { connection in
+                try connection.query("""
+                    UPDATE jobs SET payload = json_build_object('swept_past', \(round.sweptPast))
+                    WHERE id = \(job.id) AND attempts = \(job.attempts)
+                    """)
+            }
+        }
     }
 }
