@@ -5,9 +5,10 @@ import TestSupport
 
 /// API.md: a client that always passes back `next_since` sees every change after its cursor
 /// exactly once, "even when concurrent transactions commit out of the order they started".
-/// A storm of concurrent writers of every kind (posts, child posts, comments, like toggles on
-/// a few hot posts) while one reader follows `/api/changes`; afterwards a walk from the same
-/// cursor is the truth the reader must have seen, change for change, in the same order.
+/// A storm of concurrent writers of every kind (posts, child posts, comments, likes given and
+/// taken back on a few hot posts) while one reader follows `/api/changes`; afterwards a walk
+/// from the same cursor is the truth the reader must have seen, change for change, in the
+/// same order.
 @Suite struct ChangeStormTests {
     static let writers = 40
     static let writesPerWriter = 30
@@ -22,6 +23,8 @@ import TestSupport
         // Every write below records exactly one public change (a comment's notification is
         // its recipient's private one): the count the readers must reach.
         let expected = Self.writers * Self.writesPerWriter
+        // Each writer's likes, kept across rounds: it likes or unlikes as it stands.
+        let books = (0..<Self.writers).map { _ in LikeBook() }
         for round in 0..<Self.rounds {
             let start = try ChangeLogTests.position(author)
             // One reader anonymous, one signed in (its pages carry the caller's proof).
@@ -40,7 +43,9 @@ import TestSupport
                 writers.enter()
                 Thread.detachNewThread {
                     defer { writers.leave() }
-                    do { try Self.write(as: writer, round: round, hot: hot, port: port) } catch { failures.add("\(error)") }
+                    do { try Self.write(as: writer, round: round, hot: hot, likes: books[writer], port: port) } catch {
+                        failures.add("\(error)")
+                    }
                 }
             }
             #expect(writers.wait(timeout: .now() + 120) == .success, "the writers finish")
@@ -61,22 +66,29 @@ import TestSupport
         }
     }
 
-    /// A writer's share: a post, a child of a hot post, a comment on one, a like toggled on one.
-    private static func write(as writer: Int, round: Int, hot: [Int], port: Int) throws {
+    /// A writer's share: a post, a child of a hot post, a comment on one, a like given or
+    /// taken back on one. Each write is sent again, as a client would, on a 503 (the server
+    /// shedding load, or a database answer that did not come in time: a write that may have
+    /// committed all the same) and on a 409 for its Idempotency-Key still running; so each
+    /// is one that a retry cannot make twice: creates carry an Idempotency-Key, and a like
+    /// is a PUT or a DELETE, never a toggle.
+    private static func write(as writer: Int, round: Int, hot: [Int], likes: LikeBook, port: Int) throws {
         var client = try APIClient(port: port, timeout: .seconds(30))
         client.headers["X-User-Email"] = "storm\(writer)@example.com"
         for index in 0..<writesPerWriter {
             let post = hot[(writer * 7 + index * 3 + round) % hot.count]
-            // A 503 (the server shedding load on a busy machine) wrote nothing: sent again,
-            // as a client would, so that every write below records its one change.
+            let key = "storm-\(round)-\(writer)-\(index)"
+            let liking = !(likes.liked[post] ?? false)
             let response = try eventuallyValue(timeout: .seconds(60)) { () throws -> RawHTTPClient.Response? in
                 let response: RawHTTPClient.Response
+                client.headers["Idempotency-Key"] = index % 4 == 3 ? nil : key
                 switch index % 4 {
                 case 0: response = try client.send("POST", "/api/posts", json: ["title": "t", "summary": "s", "body": "b"])
                 case 1: response = try client.send("POST", "/api/posts", json: ["title": "c", "summary": "s", "body": "b", "parent_id": post])
                 case 2: response = try client.send("POST", "/api/posts/\(post)/comments", json: ["body": "hi"])
-                default: response = try client.send("POST", "/api/posts/\(post)/like/toggle")
+                default: response = try client.send(liking ? "PUT" : "DELETE", "/api/posts/\(post)/like")
                 }
+                if response.status == 409 && response.text.contains("still running") { return nil }
                 if response.status == 503 {
                     // A shed answer may close the connection: the next try comes on a new one.
                     client = try APIClient(port: port, timeout: .seconds(30))
@@ -88,6 +100,7 @@ import TestSupport
             guard let response, (200..<300).contains(response.status) else {
                 throw StormError.refused(response?.status ?? 503, response?.text ?? "503 for a minute")
             }
+            if index % 4 == 3 { likes.liked[post] = liking }
         }
     }
 
@@ -159,6 +172,11 @@ import TestSupport
                 }
             }
         }
+    }
+
+    /// One writer's likes of the hot posts (only its own thread touches it).
+    final class LikeBook: @unchecked Sendable {
+        var liked: [Int: Bool] = [:]
     }
 
     final class Failures: @unchecked Sendable {
