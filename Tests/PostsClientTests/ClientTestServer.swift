@@ -77,10 +77,11 @@ func pngSize(_ data: Data) -> [Int]? {
 struct DeadlinePassed: Error {}
 
 /// Runs `body`, cancelled after `limit`: a bound on how long a test waits for an event,
-/// never a pause that hopes something has happened meanwhile. A minute: the whole suite
-/// runs its tests at once on CI's two cores, where a test's 20 s once passed before its
-/// events did (its stream was fine, the machine was busy).
-func withDeadline<T: Sendable>(_ limit: Duration = .seconds(60), _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+/// never a pause that hopes something has happened meanwhile. Two minutes: the whole suite
+/// runs its tests at once on two cores, where a test's 20 s once passed before its events
+/// did (its stream was fine, the machine was busy), and a minute did once in the PgBouncer
+/// pass, beside the change storm's 40 writers (a whole test, server start included).
+func withDeadline<T: Sendable>(_ limit: Duration = .seconds(120), _ body: @escaping @Sendable () async throws -> T) async throws -> T {
     try await withThrowingTaskGroup(of: T?.self) { group in
         group.addTask { try await body() }
         group.addTask {
