@@ -63,10 +63,11 @@ struct EventEffects: Sendable {
     /// last, and goes out with the COMMIT (one round trip for both).
     @discardableResult
     func run(_ write: Write, on connection: PostgresConnection, committing: Bool = false) throws -> PostgresResult {
-        let effects = effects(of: write.events.map(\.table), profilesCounted: write.profilesCounted)
-        let queuesJobs = write.queuesJobs || (!write.events.isEmpty && effects.queuesJobs)
+        // A write without events (none today) causes nothing: no effects are built for it.
+        let effects = write.events.isEmpty ? nil : effects(of: write.events.map(\.table), profilesCounted: write.profilesCounted)
+        let queuesJobs = write.queuesJobs || effects?.queuesJobs == true
         var ctes = write.head + write.steps + write.events.map(\.cte)
-        if !write.events.isEmpty { ctes.append(effects.ctes) }
+        if let effects { ctes.append(effects.ctes) }
         var statement: SQLQuery = ctes.isEmpty ? "" : "WITH RECURSIVE "
         statement.append(Self.list(ctes))
         statement.append(" ")
@@ -81,10 +82,11 @@ struct EventEffects: Sendable {
         return result
     }
 
-    private static func list(_ parts: [SQLQuery]) -> SQLQuery {
+    /// The parts joined by `separator`: a `WITH` list, or a union.
+    private static func list(_ parts: [SQLQuery], separator: SQLQuery = ", ") -> SQLQuery {
         var query: SQLQuery = ""
         for (index, part) in parts.enumerated() {
-            if index > 0 { query.append(", ") }
+            if index > 0 { query.append(separator) }
             query.append(part)
         }
         return query
@@ -93,11 +95,7 @@ struct EventEffects: Sendable {
     /// `notified`: one new notification per recipient and event (its first kind), to those
     /// who may be given it. (An event is its table and its `seq`.)
     private static func notifying(_ notices: [SQLQuery]) -> SQLQuery {
-        var union: SQLQuery = ""
-        for (index, notice) in notices.enumerated() {
-            if index > 0 { union.append(" UNION ALL ") }
-            union.append(notice)
-        }
+        let union = list(notices, separator: " UNION ALL ")
         return """
             notified AS (
                 INSERT INTO notifications (recipient_id, actor_id, type, post_id, comment_id)
