@@ -20,7 +20,7 @@ public struct DatabaseSession: Sendable {
 
     /// The precondition when it has not been checked yet.
     var pendingPrecondition: Precondition? {
-        guard let precondition, precondition.isPending else { return nil }
+        guard let precondition, precondition.isPending, !precondition.isProvenByAnother() else { return nil }
         return precondition
     }
 

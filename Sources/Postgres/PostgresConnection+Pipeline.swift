@@ -178,6 +178,8 @@ extension PostgresConnection {
 
     private func send(_ plan: PipelinePlan, on handle: OpaquePointer) -> Bool {
         guard PQenterPipelineMode(handle) == 1 else { return false }
+        plan.check?.precondition.recordSending()
+        plan.alone?.recordSending()
         if !plan.deallocations.isEmpty {
             for evicted in plan.deallocations where !sendCommand("DEALLOCATE \(evicted)", on: handle) { return false }
             guard PQpipelineSync(handle) == 1 else { return false }

@@ -10,7 +10,7 @@ extension PostgresConnection {
     func pendingPrecondition() throws(PostgresError) -> Precondition? {
         guard let carriedPrecondition else { return nil }
         switch carriedPrecondition.outcome {
-        case .pending: return carriedPrecondition
+        case .pending: return carriedPrecondition.isProvenByAnother() ? nil : carriedPrecondition
         case .held: return nil
         case .refuted(let error): throw error
         }

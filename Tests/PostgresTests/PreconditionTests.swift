@@ -72,6 +72,35 @@ import TestSupport
         guard case .pending = waiting.outcome else { Issue.record("\(waiting.outcome)"); return }
     }
 
+    /// Preconditions made from one `Statement` (one remembered caller's requests): a check
+    /// that held proves those made before it was sent, which then send none of their own;
+    /// one made after it sends its own, and sees what changed meanwhile.
+    @Test func aCheckThatHeld_provesTheSameStatementsPreconditionsMadeBeforeItWasSent() throws {
+        let pool = try PoolFixtures.makePool()
+        let statement = Precondition.Statement(Self.noUser("a@x"))
+        let earlier = Precondition(statement, refutation: Self.divisionByZero)
+        let checked = Precondition(statement, refutation: Self.divisionByZero)
+        try pool.serving(DatabaseSession(precondition: checked)).withConnection { try $0.query("SELECT 1 AS one") }
+        guard case .held = checked.outcome else { Issue.record("\(checked.outcome)"); return }
+        // The condition no longer holds from here on.
+        try pool.withConnection { try $0.query("INSERT INTO users (email) VALUES ('a@x')") }
+        // Made before the check that held was sent: proven by it, nothing sent for it.
+        try pool.serving(DatabaseSession(precondition: earlier)).withConnection { try $0.query("INSERT INTO users (email) VALUES ('b@x')") }
+        guard case .held = earlier.outcome else { Issue.record("\(earlier.outcome)"); return }
+        // Made after: its own check, which sees the change.
+        let later = Precondition(statement, refutation: Self.divisionByZero)
+        #expect(throws: PostgresError.self) {
+            try pool.serving(DatabaseSession(precondition: later)).withConnection { try $0.query("INSERT INTO users (email) VALUES ('c@x')") }
+        }
+        #expect(later.refutationError != nil)
+        // Another statement of the same condition shares nothing with these.
+        let other = Precondition(Precondition.Statement(Self.noUser("a@x")), refutation: Self.divisionByZero)
+        #expect(throws: PostgresError.self) {
+            try pool.serving(DatabaseSession(precondition: other)).withConnection { try $0.query("INSERT INTO users (email) VALUES ('d@x')") }
+        }
+        #expect(try PoolFixtures.userCount(pool) == 2)
+    }
+
     @Test func inATransaction_aFailedPreconditionRollsItBack() throws {
         let pool = try PoolFixtures.makePool()
         try pool.withConnection { try $0.query("INSERT INTO users (email) VALUES ('a@x')") }

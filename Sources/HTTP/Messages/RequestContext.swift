@@ -1,3 +1,4 @@
+import Dispatch
 import Logging
 
 /// What a handler knows about its request beyond the request itself.
@@ -16,9 +17,13 @@ public struct RequestContext: Sendable {
     public let admitted: (any Sendable)?
     /// The workers running the handler.
     public let lane: WorkLane
+    /// When its head had arrived (`DispatchTime` uptime, ns): whatever the client did before
+    /// sending it had happened by then.
+    public let receivedAt: UInt64
 
     public init(requestID: String, logger: Logger, parameters: Parameters = Parameters(), route: String? = nil,
-                remoteAddress: String = "", admitted: (any Sendable)? = nil, lane: WorkLane = .standard) {
+                remoteAddress: String = "", admitted: (any Sendable)? = nil, lane: WorkLane = .standard,
+                receivedAt: UInt64 = DispatchTime.now().uptimeNanoseconds) {
         self.requestID = requestID
         self.baseLogger = logger
         self.parameters = parameters
@@ -26,6 +31,7 @@ public struct RequestContext: Sendable {
         self.remoteAddress = remoteAddress
         self.admitted = admitted
         self.lane = lane
+        self.receivedAt = receivedAt
     }
 
     /// Goes on only on the heavy lane: on the standard one it throws `MoveToHeavyLane`, and

@@ -111,7 +111,7 @@ final class ServerCore: Sendable {
                 exchange.admitted = admitted
                 let context = RequestContext(requestID: requestID, logger: logger, parameters: parameters,
                                              route: route.pattern, remoteAddress: exchange.clientAddress,
-                                             admitted: admitted, lane: exchange.lane)
+                                             admitted: admitted, lane: exchange.lane, receivedAt: exchange.receivedAt)
                 let request = try Request(head: head, content: exchange.body)
                 response = try route.handler(request, context)
             } catch is MoveToHeavyLane where exchange.lane == .standard {

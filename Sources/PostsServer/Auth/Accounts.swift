@@ -57,14 +57,14 @@ struct Accounts: Sendable {
 
     /// The proof that a caller remembered by its email (trust mode) is still current
     /// (`CallerCache`): still that email's user, not suspended, relations as remembered.
-    func proof(of entry: CallerCache.Entry) -> SQLQuery {
-        """
-        CASE WHEN EXISTS (
-            SELECT 1 FROM users u
-            WHERE u.id = \(entry.caller.userID) AND u.email = \(entry.email) AND \(Visibility.accountActive("u"))
-              AND u.relations_version = \(entry.relationsVersion)
-        ) THEN true ELSE caller_refuted() END
-        """
+    func proof(of entry: CallerCache.Entry) -> Precondition.Statement {
+        Precondition.Statement("""
+            CASE WHEN EXISTS (
+                SELECT 1 FROM users u
+                WHERE u.id = \(entry.caller.userID) AND u.email = \(entry.email) AND \(Visibility.accountActive("u"))
+                  AND u.relations_version = \(entry.relationsVersion)
+            ) THEN true ELSE caller_refuted() END
+            """)
     }
 
     private func existingUser(_ email: EmailAddress, on connection: PostgresConnection) throws -> Int64? {

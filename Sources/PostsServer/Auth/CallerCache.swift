@@ -6,8 +6,9 @@ import Postgres
 ///
 /// Never trusted on its own: a remembered caller comes with its proof, a condition that
 /// raises (`caller_refuted()`, migration 0020) when the user is gone or suspended, its
-/// blocks or mutes moved on (`relations_version`), the token was revoked or is due to have
-/// its last use written (`Tokens.proof`, `Accounts.proof`). It is checked on the primary,
+/// blocks or mutes moved on (`relations_version`), the token was revoked (`Tokens.proof`,
+/// `Accounts.proof`; a token whose last use is due to be written is read afresh instead,
+/// `Entry.renewalDue`). The proof is built once per entry. It is checked on the primary,
 /// as a statement of its own in the same round trip as the request's first statement there
 /// (`Precondition`, `CallerProofStage`), also when the request's reads go to a replica:
 /// when it raises, nothing of the request was done, and the request is run again with the
@@ -26,6 +27,12 @@ final class CallerCache: Sendable {
         let relationsVersion: Int64
         /// Trust mode's: the address the caller was found by (its proof checks it still is).
         var email: String?
+        /// A token's: when (ms on the `ServerClock`) its last use is due to be written again;
+        /// from then on the caller is read afresh, which writes it (or finds the token
+        /// expired). Checked in memory, so that the proof is the same for every request.
+        var renewalDue: Int64?
+        /// What proves the entry still current, built once when it is remembered (`Identity`).
+        var proof: Precondition.Statement?
     }
 
     /// Two generations: lookups fill `young`; when it holds `capacity / 2` entries it

@@ -17,15 +17,15 @@ struct Identity: Sendable {
     /// is still current (checked with the request's first statement: `CallerProofStage`).
     struct Resolved: Sendable {
         let caller: Caller
-        let proof: SQLQuery?
+        let proof: Precondition.Statement?
     }
 
     /// The caller the head names, nil when it names none; 401 for credentials that are
     /// present but not valid (a client should learn at once that its token is dead).
     func resolve(namedBy headers: HTTPHeaders) throws -> Resolved? {
         guard let key = Self.cacheKey(of: headers, trustsEmails: trustsEmails) else { return nil }
-        if let entry = remembered.entry(key) {
-            let proof = entry.caller.tokenID == nil ? accounts.proof(of: entry) : tokens.proof(of: entry)
+        if let entry = remembered.entry(key), let proof = entry.proof,
+           entry.renewalDue.map({ tokens.clock.millisecondsSince1970 < $0 }) ?? true {
             return Resolved(caller: entry.caller, proof: proof)
         }
         guard let caller = try caller(namedBy: headers) else { return nil }
@@ -37,7 +37,7 @@ struct Identity: Sendable {
     func caller(namedBy headers: HTTPHeaders) throws -> Caller? {
         guard let key = Self.cacheKey(of: headers, trustsEmails: trustsEmails) else { return nil }
         remembered.forget(key)
-        let entry: CallerCache.Entry
+        var entry: CallerCache.Entry
         if let authorization = headers["Authorization"] {
             guard let token = Self.bearerToken(in: authorization) else {
                 throw APIError.unauthenticated("use Authorization: Bearer <token>")
@@ -50,14 +50,15 @@ struct Identity: Sendable {
             guard let email = headers["X-User-Email"] else { return nil }
             entry = try caller(email: email)
         }
+        entry.proof = entry.caller.tokenID == nil ? accounts.proof(of: entry) : tokens.proof(of: entry)
         remembered.remember(entry, as: key)
         return entry.caller
     }
 
     /// Checks a remembered caller's proof by itself: false when the caller is no longer current.
-    func holds(_ proof: SQLQuery) throws -> Bool {
+    func holds(_ proof: Precondition.Statement) throws -> Bool {
         do {
-            try tokens.pool.withConnection { try $0.query("SELECT \(proof)") }
+            try tokens.pool.withConnection { try $0.query(proof.statement) }
             return true
         } catch let error as PostgresError where error.sqlState == CallerCache.refuted {
             return false

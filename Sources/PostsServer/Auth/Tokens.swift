@@ -42,6 +42,7 @@ struct Tokens: Sendable {
         return try pool.withConnection { connection -> CallerCache.Entry? in
             guard let row = try connection.query("""
                 SELECT tokens.id, tokens.user_id, tokens.last_used_at < \(clock.now) - make_interval(secs => \(renewalSeconds)) AS stale,
+                       floor(extract(epoch FROM tokens.last_used_at) * 1000)::bigint AS last_used_ms,
                        (SELECT relations_version FROM users WHERE users.id = tokens.user_id) AS relations_version
                 FROM tokens WHERE NOT EXISTS (SELECT 1 FROM users WHERE users.id = tokens.user_id AND \(Visibility.accountSuspended("users"))) AND token_hash = sha256(convert_to(\(token), 'UTF8')) AND revoked_at IS NULL
                 AND last_used_at > \(clock.now) - make_interval(secs => \(Double(lifetimeSeconds)))
@@ -50,26 +51,29 @@ struct Tokens: Sendable {
             let version: Int64 = try row.decode("relations_version", as: Int64?.self) ?? 0
             let caller = Caller(userID: userID, tokenID: try row.decode("id"),
                                 relations: try relations.relations(of: userID, version: version, on: connection))
+            var lastUsed: Int64 = try row.decode("last_used_ms")
             if try row.decode("stale", as: Bool.self), let tokenID = caller.tokenID {
                 try connection.query("UPDATE tokens SET last_used_at = \(clock.now) WHERE id = \(tokenID)")
+                lastUsed = clock.millisecondsSince1970
             }
-            return CallerCache.Entry(caller: caller, relationsVersion: version)
+            var entry = CallerCache.Entry(caller: caller, relationsVersion: version)
+            entry.renewalDue = lastUsed + Int64(renewalSeconds * 1000)
+            return entry
         }
     }
 
     /// The proof that a remembered token's caller is still current (`CallerCache`): the
-    /// conditions of `caller(presenting:)`, and the version of the caller's relations. It
-    /// also fails once the token's last use is due to be written again, so that the next
-    /// request takes `caller(presenting:)`, which writes it (or finds the token expired).
-    func proof(of entry: CallerCache.Entry) -> SQLQuery {
-        """
-        CASE WHEN EXISTS (
-            SELECT 1 FROM tokens t JOIN users u ON u.id = t.user_id
-            WHERE t.id = \(entry.caller.tokenID) AND t.user_id = \(entry.caller.userID) AND t.revoked_at IS NULL
-              AND t.last_used_at > \(clock.now) - make_interval(secs => \(renewalSeconds))
-              AND \(Visibility.accountActive("u")) AND u.relations_version = \(entry.relationsVersion)
-        ) THEN true ELSE caller_refuted() END
-        """
+    /// conditions of `caller(presenting:)`, and the version of the caller's relations. (Its
+    /// last use falling due is the entry's `renewalDue`, checked in memory: the proof has
+    /// no time in it, so it is built once per entry.)
+    func proof(of entry: CallerCache.Entry) -> Precondition.Statement {
+        Precondition.Statement("""
+            CASE WHEN EXISTS (
+                SELECT 1 FROM tokens t JOIN users u ON u.id = t.user_id
+                WHERE t.id = \(entry.caller.tokenID) AND t.user_id = \(entry.caller.userID) AND t.revoked_at IS NULL
+                  AND \(Visibility.accountActive("u")) AND u.relations_version = \(entry.relationsVersion)
+            ) THEN true ELSE caller_refuted() END
+            """)
     }
 
     func revoke(tokenID: Int64) throws {

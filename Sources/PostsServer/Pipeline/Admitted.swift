@@ -8,7 +8,7 @@ struct Admitted: Sendable {
     var caller: Caller?
     /// When the caller was remembered rather than read: what proves it is still current
     /// (`CallerProofStage` sends it ahead of the request's first statement).
-    var callerProof: SQLQuery?
+    var callerProof: Precondition.Statement?
 }
 
 /// A stage that decides from the head alone, before the body is read: it throws to

@@ -10,7 +10,7 @@ struct AppContext: Sendable {
     let access: Access
     var caller: Caller?
     /// Set when `caller` was remembered: its proof, still to be checked (`CallerProofStage`).
-    var callerProof: SQLQuery?
+    var callerProof: Precondition.Statement?
     /// The request's read floor (`ReadYourWritesStage`) and its caller's proof as the
     /// precondition of its first statement on the primary (`CallerProofStage`): the services
     /// a route calls do its database work through it (`RequestServices`).

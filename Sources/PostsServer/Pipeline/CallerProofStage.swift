@@ -6,7 +6,9 @@ import Postgres
 /// goes to the primary as a statement of its own in the same round trip as the request's
 /// first statement there, ahead of it in one implicit transaction (`Precondition`); a read
 /// served by a replica has it checked on the primary meanwhile and counts only once it
-/// held. A current caller costs no round trip.
+/// held. A current caller costs no round trip. A caller's requests share their checks: one
+/// sent after this request arrived that held proves it too, and it sends none of its own
+/// (`Precondition.Witness`; the precondition is made with the request's arrival time).
 ///
 /// When the proof fails, nothing of the request was done: the statement it went ahead of
 /// was skipped (or the replica's read dropped), it went with the first statement the
@@ -28,7 +30,7 @@ struct CallerProofStage: RequestStage {
             if try identity.holds(proof) { return try next(request, &context) }
             return try again(request, &context, next: next)
         }
-        let precondition = Precondition(proof, refutation: CallerCache.refuted)
+        let precondition = Precondition(proof, refutation: CallerCache.refuted, arrivedAt: context.http.receivedAt)
         var attempt = context
         attempt.session.precondition = precondition
         let result = Result { try next(request, &attempt) }
