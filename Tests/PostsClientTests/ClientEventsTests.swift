@@ -87,7 +87,9 @@ import TestSupport
             #expect(holder?.head.status == 200)
             let start = try await ash.changesPosition()
             _ = try await ash.createPost(draft("waited for"))
-            let patient = RetryPolicy(maxAttempts: 5, initialDelay: .milliseconds(20), maximumDelay: .milliseconds(100))
+            // Patient enough to outlast the look below on a loaded machine (the whole suite
+            // shares two cores and two threads of the cooperative pool): about 25 s of tries.
+            let patient = RetryPolicy(maxAttempts: 100, initialDelay: .milliseconds(20), maximumDelay: .milliseconds(250))
             let first = Task {
                 var events = ash.events(since: start, reconnect: patient).makeAsyncIterator()
                 return try await events.next()
@@ -95,7 +97,7 @@ import TestSupport
             let refusals = #"http_requests_total{method="GET",route="/api/events",status="429"}"#
             // The async `eventually`, not MetricsProbe.wait: a test that blocks a thread of the
             // cooperative pool (two here) can starve the task it waits for.
-            let refused = try await eventually(timeout: .seconds(45)) {
+            let refused = try await eventually(timeout: .seconds(100)) {
                 try MetricsProbe(port: server.app.server.port).value(refusals) ?? 0 >= 1
             }
             #expect(refused)
