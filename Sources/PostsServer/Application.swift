@@ -26,6 +26,8 @@ public final class Application: Sendable {
     let jobs: JobRunner
     /// Measures images stored before posts had their size (migration 0009), once.
     let measurement: ImageMeasurement
+    /// Trust mode: follows the clock and faults every instance shares (nil in token mode).
+    let devState: DevState?
     /// The routes the server answers (which depend on the configuration: dev routes).
     let router: Router
     /// `BLOCKED_WORDS_FILE`'s filter, which `reload` reads again.
@@ -59,7 +61,7 @@ public final class Application: Sendable {
                                     pushTokenRetentionSeconds: configuration.pushTokenRetention.components.seconds, clock: clock)
         var workers = [StorageDeletion.worker(store: store, metrics: storageMetrics), FeedFanOut.worker,
                        // (Its effects queue no job, so they need not wake this runner.)
-                       AccountPurge.worker(effects: EventEffects(jobs: .none, feed: feedEffects)),
+                       AccountPurge.worker(effects: EventEffects(jobs: .none, feed: feedEffects, clock: clock)),
                        changePruner.worker, upkeepPruner.worker]
         if let mail = configuration.mail {
             workers.append(MailDelivery.worker(settings: mail, erasesFinished: configuration.authMode == .token))
@@ -75,7 +77,7 @@ public final class Application: Sendable {
                          logger: logger)
         let scheduler = jobs.scheduler
 
-        let accounts = Accounts(pool: pool, blockedWords: blockedWords)
+        let accounts = Accounts(pool: pool, blockedWords: blockedWords, clock: clock)
         let tokens = Tokens(pool: pool, lifetimeSeconds: configuration.tokenLifetime.components.seconds, clock: clock)
         let outbox = Outbox(pool: pool, jobs: scheduler, clock: clock)
         let auth = AuthService(pool: pool, accounts: accounts, tokens: tokens, outbox: outbox,
@@ -86,7 +88,7 @@ public final class Application: Sendable {
         })
         let images = try ImageStore(directory: configuration.uploadDirectory, store: store, jobs: scheduler, pool: pool)
         // What every write's events cause, recorded in the write's own statement.
-        let effects = EventEffects(jobs: scheduler, feed: feedEffects)
+        let effects = EventEffects(jobs: scheduler, feed: feedEffects, clock: clock)
         let profiles = ProfileService(pool: pool, effects: effects, images: images)
         let posts = PostService(pool: pool, effects: effects, images: images)
         let comments = CommentService(pool: pool, effects: effects)
@@ -96,8 +98,10 @@ public final class Application: Sendable {
         let limiter = configuration.rateLimitPerIP > 0 ? RateLimiter(perMinute: configuration.rateLimitPerIP, clock: clock) : nil
         let localOriginsOnly = configuration.authMode == .trust && !configuration.trustAnyHost
         let reads = ReadYourWrites(pool: pool)
+        // Trust mode's clock and faults, shared by every instance on the database.
+        let faults = configuration.authMode == .trust ? DevFaults(pool: pool, clock: clock) : nil
         var routes = RouteTable(pipeline: Pipeline(identity: identity, changes: nudge, reads: reads,
-                                                   limiter: limiter, localOriginsOnly: localOriginsOnly))
+                                                   limiter: limiter, localOriginsOnly: localOriginsOnly, faults: faults))
         let mailConfigured = configuration.mail != nil
         // What /api/health and the console's overview say of mail.
         let mailState: @Sendable () -> HealthRoutes.MailState = { [jobs] in
@@ -123,7 +127,7 @@ public final class Application: Sendable {
         FollowRoutes.register(on: &routes, follows: FollowService(pool: pool, effects: effects), feed: FeedService(pool: pool))
         let consoleAssets = Self.consoleAssets(in: configuration.consoleDirectory, logger: logger)
         let moderation = ModerationService(pool: pool, posts: posts, comments: comments, clock: clock)
-        ModerationRoutes.register(on: &routes, reports: ReportService(pool: pool), moderation: moderation)
+        ModerationRoutes.register(on: &routes, reports: ReportService(pool: pool, clock: clock), moderation: moderation)
         let pushConfigured = configuration.push != nil
         let overview = ConsoleOverview(pool: pool, clock: clock, health: { [jobs] in
             let mail = mailState().rawValue
@@ -151,9 +155,13 @@ public final class Application: Sendable {
             requests: requests, pool: pool, feed: feed, jobs: jobs, outbox: outbox,
             images: images.counters, storage: storageMetrics, upkeep: upkeepPruner,
             openConnections: { madeServer.withLock { $0?.openConnections ?? 0 } }))
-        if configuration.authMode == .trust {
+        if let faults {
             DevRoutes.register(on: &routes, outbox: outbox, reset: DevReset(pool: pool, images: images),
-                               seed: DemoSeed(pool: pool, clock: clock))
+                               seed: DemoSeed(pool: pool, clock: clock), clock: DevClock(pool: pool, clock: clock), faults: faults)
+            devState = DevState(conninfo: configuration.database.direct(primary: databaseURL), clock: clock, faults: faults,
+                                logger: logger)
+        } else {
+            devState = nil
         }
         router = routes.router
 
@@ -177,6 +185,8 @@ public final class Application: Sendable {
         DatabaseSessions.checkPooledSessions(pool, logger: logger)
         replicaMonitor?.start()
         for store in providerKeys.values { store.start() }
+        // Before the jobs: they run on the shared clock.
+        devState?.start()
         feed.start()
         jobs.start()
         measurement.start()
@@ -213,6 +223,7 @@ public final class Application: Sendable {
         server.stop()
         feed.stop()
         jobs.stop()
+        devState?.stop()
         measurement.stop()
         replicaMonitor?.stop()
         pool.replicas?.close()

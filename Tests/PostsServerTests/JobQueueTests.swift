@@ -48,7 +48,7 @@ import TestSupport
             object.add("text", text)
             return object
         }
-        try JobQueue.enqueue(kind, payloads: objects, on: connection)
+        try JobQueue.enqueue(kind, payloads: objects, clock: ServerClock(), on: connection)
     }
 
     private static func jobs(_ conninfo: String) throws -> [(state: String, attempts: Int, error: String?)] {

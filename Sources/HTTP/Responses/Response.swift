@@ -3,6 +3,16 @@ public struct Response: Sendable {
     public var status: HTTPStatus
     public var headers: HTTPHeaders
     public var body: ResponseBody
+    /// No answer at all: the connection is closed without a byte of it (a fault an app's
+    /// test suite asked for, `Response.dropConnection`).
+    public var dropsConnection = false
+
+    /// The answer that is none: the client sees its connection closed.
+    public static var dropConnection: Response {
+        var response = Response(status: .ok)
+        response.dropsConnection = true
+        return response
+    }
 
     public init(status: HTTPStatus = .ok, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
         self.init(status: status, headers: headers, body: .bytes(body))

@@ -160,6 +160,12 @@ final class ServerCore: Sendable {
     /// that block), serializes it and writes the access-log line.
     private func finish(_ response: Response, for exchange: Exchange, requestID: String) -> Answer {
         let head = exchange.head
+        if response.dropsConnection {
+            // Logged with status 0: nothing was answered.
+            logAccess(method: head.method.rawValue, target: head.target, route: exchange.match.pattern, status: 0, bytes: 0,
+                      since: exchange.receivedAt, requestID: requestID, client: exchange.clientAddress)
+            return Answer(bytes: [], keepAlive: false)
+        }
         let response = response.compressed(for: head)
         let keepAlive = head.keepAlive && !exchange.closesConnection && !isStopping
             && response.canKeepAlive(version: head.version)

@@ -106,7 +106,7 @@ struct AccountDeletion: Sendable {
     static func bury(_ kept: Set<Int64>, by userID: Int64, effects: EventEffects,
                      on connection: PostgresConnection) throws -> [String?] {
         guard !kept.isEmpty else { return [] }
-        let reserved = try ReservedUser.id(on: connection)
+        let reserved = try ReservedUser.id(clock: effects.clock, on: connection)
         let ids = PostgresArray(Array(kept))
         return try effects.run(Write(
             locking: .held,

@@ -48,7 +48,8 @@ final class AccountPurge: JobHandler {
             codes AS (DELETE FROM login_codes WHERE email = (SELECT email FROM old)),
             mail AS (DELETE FROM outbox WHERE recipient = (SELECT email FROM old)),
             queued AS (
-                INSERT INTO jobs (kind, payload) VALUES (\(JobKind.accountPurge.name), \(JobPayload.accountPurge(user: "\(userID)")))
+                INSERT INTO jobs (kind, payload, run_at, created_at)
+                VALUES (\(JobKind.accountPurge.name), \(JobPayload.accountPurge(user: "\(userID)")), \(effects.clock.now), \(effects.clock.now))
             )
             """],
             events: [(.profileDeleted, EventTable.profileDeleted.cte(["seq": "1", "user_id": "profile.user_id"], "FROM profile"))],

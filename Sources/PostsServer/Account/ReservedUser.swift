@@ -10,12 +10,12 @@ enum ReservedUser {
     static let email = "<deleted>"
 
     /// Its id, made (with its profile) if this is the first deletion.
-    static func id(on connection: PostgresConnection) throws -> Int64 {
+    static func id(clock: ServerClock, on connection: PostgresConnection) throws -> Int64 {
         if let id = try existing(on: connection) { return id }
         // A deletion that made it at the same moment wins; the next statement sees its row.
         try connection.query("""
-            WITH made AS (INSERT INTO users (email) VALUES (\(email)) ON CONFLICT (email) DO NOTHING RETURNING id)
-            INSERT INTO profiles (user_id, username) SELECT id, \(username) FROM made
+            WITH made AS (INSERT INTO users (email, created_at) VALUES (\(email), \(clock.now)) ON CONFLICT (email) DO NOTHING RETURNING id)
+            INSERT INTO profiles (user_id, username, created_at) SELECT id, \(username), \(clock.now) FROM made
             """)
         guard let id = try existing(on: connection) else {
             throw PostgresError(.decoding, details: "the reserved user was neither found nor made")

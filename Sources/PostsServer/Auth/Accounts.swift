@@ -8,6 +8,8 @@ struct Accounts: Sendable {
     var blockedWords = BlockedWords.off
     /// Trust mode's callers' blocks and mutes, by version (see `RelationsCache`).
     var relations = RelationsCache()
+    /// What a new account is stamped with.
+    var clock = ServerClock()
 
     struct Account: Sendable {
         let userID: Int64
@@ -27,7 +29,7 @@ struct Accounts: Sendable {
     /// The same, inside the caller's transaction.
     func findOrCreate(_ email: EmailAddress, on connection: PostgresConnection) throws -> Account {
         let inserted = try connection.query("""
-            INSERT INTO users (email) VALUES (\(email.value)) ON CONFLICT (email) DO NOTHING RETURNING id
+            INSERT INTO users (email, created_at) VALUES (\(email.value), \(clock.now)) ON CONFLICT (email) DO NOTHING RETURNING id
             """).first
         guard let inserted else {
             // Another request created it a moment ago, profile and all, in its transaction.
@@ -85,7 +87,7 @@ struct Accounts: Sendable {
             // A number can make a blocked word of its own (`x.88`): draw again.
             guard blockedWords.allows(username) else { continue }
             let created = try connection.query("""
-                INSERT INTO profiles (user_id, username) VALUES (\(userID), \(username))
+                INSERT INTO profiles (user_id, username, created_at) VALUES (\(userID), \(username), \(clock.now))
                 ON CONFLICT ((lower(username))) DO NOTHING
                 """).affectedRows
             if created == 1 { return }

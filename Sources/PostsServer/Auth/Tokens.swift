@@ -27,8 +27,8 @@ struct Tokens: Sendable {
     func issue(userID: Int64, deviceID: String?, on connection: PostgresConnection) throws -> String {
         let token = Self.generate()
         try connection.query("""
-            INSERT INTO tokens (token_hash, user_id, device_id, last_used_at)
-            VALUES (sha256(convert_to(\(token), 'UTF8')), \(userID), \(deviceID), \(clock.now))
+            INSERT INTO tokens (token_hash, user_id, device_id, last_used_at, created_at)
+            VALUES (sha256(convert_to(\(token), 'UTF8')), \(userID), \(deviceID), \(clock.now), \(clock.now))
             """)
         return token
     }

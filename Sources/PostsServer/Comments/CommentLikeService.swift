@@ -24,7 +24,7 @@ struct CommentLikeService: Sendable {
             DELETE FROM comment_likes WHERE comment_id = (SELECT id FROM target) AND user_id = \(user) RETURNING comment_id
             """
         let insert: SQLQuery = !liked ? "SELECT NULL::uuid AS comment_id WHERE false" : """
-            INSERT INTO comment_likes (comment_id, user_id) SELECT id, \(user) FROM target WHERE NOT target.blocked
+            INSERT INTO comment_likes (comment_id, user_id, created_at) SELECT id, \(user), \(effects.clock.now) FROM target WHERE NOT target.blocked
             ON CONFLICT DO NOTHING RETURNING comment_id
             """
         let write = Write(

@@ -82,13 +82,13 @@ extension CommentService {
         }
         steps.append("""
             c AS (
-                INSERT INTO comments (post_id, user_id, body, reply_to, mentions, tags)
+                INSERT INTO comments (post_id, user_id, body, reply_to, mentions, tags, created_at)
                 SELECT id, \(caller.userID), \(body), \(top)::uuid, \(Mentions.column(mentions))::json,
-                       \(Hashtags.column(tags))::json FROM target RETURNING *
+                       \(Hashtags.column(tags))::json, \(effects.clock.now) FROM target RETURNING *
             )
             """)
         if !tags.isEmpty {
-            steps.append("named_tags AS (SELECT * FROM tag_ids(\(PostgresArray(Hashtags.names(tags)))::text[]))")
+            steps.append("named_tags AS (SELECT * FROM tag_ids(\(PostgresArray(Hashtags.names(tags)))::text[], \(effects.clock.now)))")
             steps.append("""
                 comment_tagged AS (
                     INSERT INTO comment_tags (tag_id, comment_id, author_id, created_at)

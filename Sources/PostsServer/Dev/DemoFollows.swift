@@ -23,8 +23,8 @@ enum DemoFollows {
             locking: .held,
             steps: ["""
                 made AS (
-                    INSERT INTO follows (follower_id, followee_id)
-                    SELECT * FROM unnest(\(PostgresArray(pairs.map(\.0))), \(PostgresArray(pairs.map(\.1))))
+                    INSERT INTO follows (follower_id, followee_id, created_at)
+                    SELECT f, t, \(effects.clock.now) FROM unnest(\(PostgresArray(pairs.map(\.0))), \(PostgresArray(pairs.map(\.1)))) AS x(f, t)
                     ON CONFLICT DO NOTHING RETURNING follower_id, followee_id
                 )
                 """, FollowEdges.counting("made", sign: "+")],

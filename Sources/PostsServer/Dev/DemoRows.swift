@@ -12,17 +12,18 @@ struct DemoRows {
     let connection: PostgresConnection
 
     /// The new users' ids, in the plan's order.
-    static func insertUsers(_ users: [DemoPlan.User], on connection: PostgresConnection) throws -> [Int64] {
+    static func insertUsers(_ users: [DemoPlan.User], clock: ServerClock, on connection: PostgresConnection) throws -> [Int64] {
         guard !users.isEmpty else { return [] }
         return try connection.query("""
             WITH input AS (
                 SELECT * FROM unnest(\(PostgresArray(users.map(\.username))), \(PostgresArray(users.map(\.fullName))))
                     WITH ORDINALITY AS i(username, full_name, k)
             ), u AS (
-                INSERT INTO users (email) SELECT username || '@example.com' FROM input ORDER BY k RETURNING id, email
+                INSERT INTO users (email, created_at) SELECT username || '@example.com', \(clock.now) FROM input ORDER BY k
+                RETURNING id, email
             ), p AS (
-                INSERT INTO profiles (user_id, username, full_name, bio)
-                SELECT u.id, input.username, input.full_name, 'A demo account'
+                INSERT INTO profiles (user_id, username, full_name, bio, created_at)
+                SELECT u.id, input.username, input.full_name, 'A demo account', \(clock.now)
                 FROM u JOIN input ON u.email = input.username || '@example.com'
                 RETURNING user_id, username
             )
@@ -70,7 +71,7 @@ struct DemoRows {
                 FROM input ORDER BY k
                 RETURNING *
             ), named_tags AS (
-                SELECT * FROM tag_ids(\(PostgresArray(Hashtags.names(tags.flatMap { $0 })))::text[])
+                SELECT * FROM tag_ids(\(PostgresArray(Hashtags.names(tags.flatMap { $0 })))::text[], \(clock.now))
             ), post_tagged AS (
                 INSERT INTO post_tags (tag_id, post_id, author_id, created_at)
                 SELECT t.tag_id, p.id, p.user_id, p.created_at
@@ -103,7 +104,8 @@ struct DemoRows {
                                      \(PostgresArray(likes.map { Int64($0.rank) })))
                     WITH ORDINALITY AS i(post_id, user_id, rank, k)
             ), l AS (
-                INSERT INTO likes (post_id, user_id) SELECT post_id, user_id FROM input ORDER BY k RETURNING post_id, user_id
+                INSERT INTO likes (post_id, user_id, created_at) SELECT post_id, user_id, \(clock.now) FROM input ORDER BY k
+                RETURNING post_id, user_id
             )
             """],
             events: [(.likeChanged, EventTable.likeChanged.cte([
@@ -163,7 +165,8 @@ struct DemoRows {
                 )
                 """, """
                 l AS (
-                    INSERT INTO comment_likes (comment_id, user_id) SELECT comment_id::uuid, user_id FROM input ORDER BY k
+                    INSERT INTO comment_likes (comment_id, user_id, created_at)
+                    SELECT comment_id::uuid, user_id, \(clock.now) FROM input ORDER BY k
                     RETURNING comment_id, user_id
                 )
                 """],

@@ -26,11 +26,12 @@ public struct DemoSeed: Sendable {
     let pool: ConnectionPool
     /// Posts and comments are dated back from its now.
     let clock: ServerClock
-    let effects = EventEffects(jobs: .none)
+    let effects: EventEffects
 
     public init(pool: ConnectionPool, clock: ServerClock) {
         self.pool = pool
         self.clock = clock
+        effects = EventEffects(jobs: .none, clock: clock)
     }
 
     /// True when it seeded: only a database without users gets the first-start demo. The
@@ -63,7 +64,7 @@ public struct DemoSeed: Sendable {
             var random = SystemRandomNumberGenerator()
             let plan = DemoPlan(users: userCount, posts: postCount, authors: userCount > 0 ? userCount : existing.count,
                                 batch: Self.batchTag(using: &random), using: &random)
-            let created = try DemoRows.insertUsers(plan.users, on: connection)
+            let created = try DemoRows.insertUsers(plan.users, clock: clock, on: connection)
             let authors = userCount > 0 ? created : existing
             let follows = try DemoFollows.insert(among: created, effects: effects, on: connection)
             let rows = DemoRows(effects: effects, clock: clock, connection: connection)

@@ -2,16 +2,22 @@ import HTTP
 
 /// API.md's development affordances, registered only in trust mode (404 otherwise):
 /// `GET /api/dev/mailbox?email=` shows what the outbox holds for an address, so an app's
-/// UI test can sign in without a mail server; `POST /api/dev/reset` empties everything;
-/// `POST /api/dev/seed` fills it with demo content.
+/// UI test can sign in without a mail server; `POST /api/dev/reset` empties everything (the
+/// clock and the faults too); `POST /api/dev/seed` fills it with demo content. The clock and
+/// the faults: `DevClockRoutes`.
 enum DevRoutes {
     private static let done = Response.json(Array(#"{"status":"success"}"#.utf8))
 
-    static func register(on routes: inout RouteTable, outbox: Outbox, reset: DevReset, seed: DemoSeed) {
+    static func register(on routes: inout RouteTable, outbox: Outbox, reset: DevReset, seed: DemoSeed, clock: DevClock,
+                         faults: DevFaults) {
         routes.post("/api/dev/reset", access: .open) { _, _ in
             try reset.run()
+            // The tables are empty: real time, no fault, here at once and everywhere soon.
+            try clock.reset()
+            try faults.delete(nil)
             return done
         }
+        DevClockRoutes.register(on: &routes, clock: clock, faults: faults)
         routes.post("/api/dev/seed", access: .open) { request, _ in
             let fields = try BodyFields(request)
             let counts = try seed.run(users: try count("users", in: fields, default: 10, limit: DemoSeed.maxUsers),

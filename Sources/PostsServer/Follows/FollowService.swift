@@ -50,7 +50,8 @@ struct FollowService: Sendable {
             locking: .held, target: self.target(target, by: me, checkingBlocks: true),
             steps: ["""
                 made AS (
-                    INSERT INTO follows (follower_id, followee_id) SELECT \(me), user_id FROM target WHERE NOT target.blocked
+                    INSERT INTO follows (follower_id, followee_id, created_at)
+                    SELECT \(me), user_id, \(effects.clock.now) FROM target WHERE NOT target.blocked
                     ON CONFLICT DO NOTHING RETURNING follower_id, followee_id
                 )
                 """, FollowEdges.counting("made", sign: "+")],

@@ -16,12 +16,13 @@ struct JobQueue: Sendable {
 
     /// Queues one job of `kind` per payload (JSON objects), in order, in the caller's
     /// transaction.
-    static func enqueue(_ kind: JobKind, payloads: [JSONObject], on connection: PostgresConnection) throws {
+    static func enqueue(_ kind: JobKind, payloads: [JSONObject], clock: ServerClock, on connection: PostgresConnection) throws {
         guard !payloads.isEmpty else { return }
         let texts = payloads.map { String(decoding: $0.finished, as: UTF8.self) }
         try connection.query("""
-            INSERT INTO jobs (kind, payload)
-            SELECT \(kind.name), p.payload::json FROM unnest(\(PostgresArray(texts))) WITH ORDINALITY AS p(payload, n) ORDER BY p.n
+            INSERT INTO jobs (kind, payload, run_at, created_at)
+            SELECT \(kind.name), p.payload::json, \(clock.now), \(clock.now)
+            FROM unnest(\(PostgresArray(texts))) WITH ORDINALITY AS p(payload, n) ORDER BY p.n
             """)
     }
 

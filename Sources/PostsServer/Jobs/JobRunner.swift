@@ -91,7 +91,7 @@ final class JobRunner: Sendable {
 
     /// What writes use to queue this instance's kinds and wake it.
     var scheduler: JobScheduler {
-        JobScheduler(enabled: Set(kinds), wake: { [weak self] in self?.wake() })
+        JobScheduler(enabled: Set(kinds), wake: { [weak self] in self?.wake() }, clock: clock)
     }
 
     /// Something was queued (or came due): look now rather than at the next poll. Never blocks.

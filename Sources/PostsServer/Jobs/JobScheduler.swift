@@ -9,6 +9,8 @@ import Postgres
 struct JobScheduler: Sendable {
     let enabled: Set<JobKind>
     let wake: @Sendable () -> Void
+    /// A job is due from its cause's time on.
+    var clock = ServerClock()
 
     /// A scheduler that queues nothing (tools that write without a server running).
     static let none = JobScheduler(enabled: [], wake: {})
@@ -18,7 +20,7 @@ struct JobScheduler: Sendable {
     /// Queues one job of `kind` per payload, in order, in the caller's transaction.
     func enqueue(_ kind: JobKind, _ payloads: [JSONObject], on connection: PostgresConnection) throws {
         guard runs(kind), !payloads.isEmpty else { return }
-        try JobQueue.enqueue(kind, payloads: payloads, on: connection)
+        try JobQueue.enqueue(kind, payloads: payloads, clock: clock, on: connection)
         connection.onCommit(wake)
     }
 }

@@ -32,7 +32,7 @@ struct LikeService: Sendable {
             DELETE FROM likes WHERE post_id = (SELECT id FROM target) AND user_id = \(user) RETURNING post_id
             """
         let insert: SQLQuery = action == .unlike ? "SELECT NULL::bigint AS post_id WHERE false" : """
-            INSERT INTO likes (post_id, user_id) SELECT id, \(user) FROM target WHERE NOT EXISTS (SELECT 1 FROM del)
+            INSERT INTO likes (post_id, user_id, created_at) SELECT id, \(user), \(effects.clock.now) FROM target WHERE NOT EXISTS (SELECT 1 FROM del)
             AND NOT target.tombstone AND NOT target.blocked
             ON CONFLICT DO NOTHING RETURNING post_id
             """

@@ -4,10 +4,10 @@ import Postgres
 /// action's own transaction, and read newest first.
 enum ModerationLog {
     static func record(_ action: String, target: String, report: Int64? = nil, note: String, by moderator: Caller,
-                       on connection: PostgresConnection) throws {
+                       at clock: ServerClock, on connection: PostgresConnection) throws {
         try connection.query("""
-            INSERT INTO moderation_log (moderator_id, action, target_key, report_id, note)
-            VALUES (\(moderator.userID), \(action), \(target), \(report), \(note))
+            INSERT INTO moderation_log (moderator_id, action, target_key, report_id, note, created_at)
+            VALUES (\(moderator.userID), \(action), \(target), \(report), \(note), \(clock.now))
             """)
     }
 

@@ -89,7 +89,7 @@ struct ModerationService: Sendable {
                 UPDATE reports SET status = 'resolved', resolved_at = \(clock.now), resolved_by = \(moderator.userID), action = \(action.rawValue)
                 WHERE target_key = \(key) AND status = 'open'
                 """)
-            try ModerationLog.record(action.rawValue, target: key, report: reportID, note: note, by: moderator, on: connection)
+            try ModerationLog.record(action.rawValue, target: key, report: reportID, note: note, by: moderator, at: clock, on: connection)
         }
     }
 
@@ -98,7 +98,7 @@ struct ModerationService: Sendable {
         try pool.withTransaction { connection in
             guard try Suspension.set(suspended, user: userID, at: clock, on: connection) else { throw APIError.notFound("no such user") }
             try ModerationLog.record(suspended ? "suspend" : "unsuspend", target: ReportService.Target.user(userID).key,
-                                     note: note, by: moderator, on: connection)
+                                     note: note, by: moderator, at: clock, on: connection)
         }
     }
 

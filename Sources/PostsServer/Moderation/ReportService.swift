@@ -5,6 +5,8 @@ import Postgres
 /// signed-in user; one open report per reporter and target.
 struct ReportService: Sendable {
     var pool: ConnectionPool
+    /// What a report is stamped with.
+    var clock = ServerClock()
 
     enum Target: Sendable, Equatable {
         case post(Int64)
@@ -52,8 +54,9 @@ struct ReportService: Sendable {
                 throw APIError.notFound("no such \(Self.typeName(target))")
             }
             let inserted = try connection.query("""
-                INSERT INTO reports (reporter_id, post_id, comment_id, user_id, target_key, reason, details, target_user_id)
-                VALUES (\(caller.userID), \(postID), \(commentID), \(userID), \(target.key), \(reason), \(details),
+                INSERT INTO reports (reporter_id, post_id, comment_id, user_id, target_key, reason, details, created_at,
+                                     target_user_id)
+                VALUES (\(caller.userID), \(postID), \(commentID), \(userID), \(target.key), \(reason), \(details), \(clock.now),
                         -- Whose content it is, kept should the content be removed (migration 0025).
                         coalesce(\(userID)::bigint, (SELECT user_id FROM posts WHERE id = \(postID)::bigint),
                                  (SELECT user_id FROM comments WHERE id = \(commentID)::uuid)))

@@ -56,8 +56,8 @@ struct ProviderSignIn: Sendable {
                     email = address.value
                 }
                 try connection.query("""
-                    INSERT INTO identities (user_id, issuer, subject, email)
-                    VALUES (\(account.userID), \(claims.issuer), \(claims.subject), \(claims.email))
+                    INSERT INTO identities (user_id, issuer, subject, email, created_at)
+                    VALUES (\(account.userID), \(claims.issuer), \(claims.subject), \(claims.email), \(accounts.clock.now))
                     """)
                 if account.isNew, let fullName, !fullName.isEmpty {
                     // The word filter, as for any full name: 422, and the new account is not made.

@@ -21,15 +21,21 @@ struct Pipeline: Sendable {
     private let stages: [any RequestStage]
 
     /// `limiter`: nil when `RATE_LIMIT_IP` is 0. `localOriginsOnly`: trust mode on loopback.
-    init(identity: Identity, changes: ChangeNudge, reads: ReadYourWrites, limiter: RateLimiter?, localOriginsOnly: Bool) {
+    /// `faults`: trust mode's (`/api/dev/faults`), nil in token mode.
+    init(identity: Identity, changes: ChangeNudge, reads: ReadYourWrites, limiter: RateLimiter?, localOriginsOnly: Bool,
+         faults: DevFaults?) {
         var admissionStages: [any AdmissionStage] = []
         if localOriginsOnly { admissionStages.append(LocalOriginStage()) }
         if let limiter { admissionStages.append(RateLimitStage(limiter: limiter)) }
         admissionStages.append(HeadIdentityStage(identity: identity))
         self.admissionStages = admissionStages
         // Read-your-writes before the proof: it tells a caller read afresh by its missing proof.
-        stages = [ChangeNudgeStage(nudge: changes), BodyIdentityStage(identity: identity), ReadYourWritesStage(reads: reads),
-                  CallerProofStage(identity: identity)]
+        var stages: [any RequestStage] = []
+        // Outermost: a fault's `after_commit` loses the answer of everything the request did.
+        if let faults { stages.append(FaultStage(faults: faults)) }
+        stages += [ChangeNudgeStage(nudge: changes), BodyIdentityStage(identity: identity), ReadYourWritesStage(reads: reads),
+                   CallerProofStage(identity: identity)]
+        self.stages = stages
     }
 
     /// The admission stages of a route, in order.

@@ -53,11 +53,11 @@ extension PostService {
             """, """
             p AS (
                 INSERT INTO posts (user_id, parent_id, title, summary, body, image_url, image_width, image_height,
-                                   timezone, location_tag, ai_generated, mentions, tags)
+                                   timezone, location_tag, ai_generated, mentions, tags, created_at)
                 SELECT \(caller.userID), \(parentID)::bigint, \(draft.title), \(draft.summary), \(draft.body),
                        \(imageURL)::text, \(imageWidth)::int, \(imageHeight)::int,
                        \(draft.timezone), \(locationTag)::text, \(draft.aiGenerated), \(Mentions.column(mentions))::json,
-                       \(Hashtags.column(tags))::json
+                       \(Hashtags.column(tags))::json, \(effects.clock.now)
                 WHERE \(parentID)::bigint IS NULL OR EXISTS (SELECT 1 FROM parent)
                 RETURNING *
             )
@@ -67,7 +67,7 @@ extension PostService {
                 RETURNING pr.*
             )
             """]
-        if !tags.isEmpty { steps += Hashtags.postTagging(Hashtags.names(tags), edit: false) }
+        if !tags.isEmpty { steps += Hashtags.postTagging(Hashtags.names(tags), edit: false, at: effects.clock.now) }
         // The locks were taken in a statement of their own (see `create`).
         let write = Write(
             locking: .held, steps: steps,
@@ -130,7 +130,7 @@ extension PostService {
                         WHERE id = \(id) RETURNING *
                     )
                     """]
-                if let tags { steps += Hashtags.postTagging(Hashtags.names(tags), edit: true) }
+                if let tags { steps += Hashtags.postTagging(Hashtags.names(tags), edit: true, at: effects.clock.now) }
                 let write = Write(
                     locking: .held, steps: steps,
                     events: [(.postUpdated, EventTable.postUpdated.cte([

@@ -86,10 +86,11 @@ enum Hashtags {
 
     /// `named_tags`, `post_tagged` (…): the post of the CTE `p` (one row) carries these names' tags
     /// and no others. For a new post only the insert; for an edit the tags it no longer
-    /// names are taken off too. (`post_tags`' trigger keeps `tags.posts_count`.)
-    static func postTagging(_ names: [String], edit: Bool) -> [SQLQuery] {
+    /// names are taken off too. (`post_tags`' trigger keeps `tags.posts_count`.) A new tag is
+    /// stamped `now` (the clock's, in SQL).
+    static func postTagging(_ names: [String], edit: Bool, at now: SQLQuery) -> [SQLQuery] {
         var ctes: [SQLQuery] = [
-            "named_tags AS (SELECT * FROM tag_ids(\(PostgresArray(names))::text[]))",
+            "named_tags AS (SELECT * FROM tag_ids(\(PostgresArray(names))::text[], \(now)))",
             """
             post_tagged AS (
                 INSERT INTO post_tags (tag_id, post_id, author_id, created_at)

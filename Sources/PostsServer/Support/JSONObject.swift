@@ -31,6 +31,13 @@ struct JSONObject: Sendable {
         add(key, Int64(value))
     }
 
+    /// A finite number as JSON writes it (`Double`'s shortest form: `1.5`, `-3600.0`); null
+    /// for nil or a value JSON cannot hold.
+    mutating func add(_ key: String, _ value: Double?) {
+        appendKey(key)
+        if let value, value.isFinite { bytes += String(value).utf8 } else { appendNull() }
+    }
+
     mutating func add(_ key: String, _ value: Bool) {
         appendKey(key)
         bytes += (value ? "true" : "false").utf8

@@ -5,6 +5,14 @@ import Foundation
 public enum Timestamp {
     public static func now() -> String { format(Date()) }
 
+    /// An RFC 3339 time as a client sends one (a fraction and an offset optional to it).
+    static func parse(_ text: String) -> Date? {
+        (try? withFraction.parse(text)) ?? (try? withoutFraction.parse(text))
+    }
+
+    private static let withFraction = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+    private static let withoutFraction = Date.ISO8601FormatStyle()
+
     public static func format(_ date: Date) -> String {
         let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
         return format(millisecondsSince1970: milliseconds)

@@ -22,7 +22,7 @@ struct RelationService: Sendable {
     func set(_ kind: Kind, on: Bool, user target: Int64, by caller: Caller) throws {
         guard target != caller.userID else { throw APIError.invalid("you cannot \(kind == .block ? "block" : "mute") yourself") }
         let write: SQLQuery = on
-            ? "INSERT INTO \(unsafeSQL: kind.table) (\(unsafeSQL: kind.actor), \(unsafeSQL: kind.target)) SELECT \(caller.userID), id FROM target ON CONFLICT DO NOTHING RETURNING 1"
+            ? "INSERT INTO \(unsafeSQL: kind.table) (\(unsafeSQL: kind.actor), \(unsafeSQL: kind.target), created_at) SELECT \(caller.userID), id, \(effects.clock.now) FROM target ON CONFLICT DO NOTHING RETURNING 1"
             : "DELETE FROM \(unsafeSQL: kind.table) WHERE \(unsafeSQL: kind.actor) = \(caller.userID) AND \(unsafeSQL: kind.target) = \(target) RETURNING 1"
         // Whose sets change moves their version on (a block: both users'; a mute: the
         // muter's), in the same statement, so every instance reads the sets again.

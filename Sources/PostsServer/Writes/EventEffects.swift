@@ -19,6 +19,9 @@ import Postgres
 struct EventEffects: Sendable {
     let jobs: JobScheduler
     var feed = FeedEffects(fanOutLimit: Configuration.defaultFeedFanOutLimit)
+    /// What every row a write makes is stamped with (`clock.now`): the services' own rows
+    /// too, which reach it here.
+    let clock: ServerClock
 
     /// Whether a notification is pushed (a job per notification) by this instance.
     var pushes: Bool { jobs.runs(.push) }
@@ -41,16 +44,16 @@ struct EventEffects: Sendable {
         let notices = tables.compactMap(NotificationRules.notices)
         var queuesJobs = false
         if !notices.isEmpty {
-            parts.append(Self.notifying(notices))
+            parts.append(Self.notifying(notices, at: clock.now))
             if pushes {
-                parts.append(Self.pushing)
+                parts.append(Self.pushing(at: clock.now))
                 queuesJobs = true
             }
         }
         parts.append(Self.recording(tables.map(ChangeRows.select), withNotifications: !notices.isEmpty,
-                                    profilesCounted: profilesCounted))
+                                    profilesCounted: profilesCounted, at: clock.now))
         for table in tables {
-            let feedParts = feed.ctes(table)
+            let feedParts = feed.ctes(table, at: clock.now)
             parts += feedParts.map(\.cte)
             queuesJobs = queuesJobs || feedParts.contains(where: \.queuesJobs)
         }
@@ -94,12 +97,12 @@ struct EventEffects: Sendable {
 
     /// `notified`: one new notification per recipient and event (its first kind), to those
     /// who may be given it. (An event is its table and its `seq`.)
-    private static func notifying(_ notices: [SQLQuery]) -> SQLQuery {
+    private static func notifying(_ notices: [SQLQuery], at now: SQLQuery) -> SQLQuery {
         let union = list(notices, separator: " UNION ALL ")
         return """
             notified AS (
-                INSERT INTO notifications (recipient_id, actor_id, type, post_id, comment_id)
-                SELECT DISTINCT ON (i.source, i.seq, i.recipient) i.recipient, i.actor, i.type, i.post, i.comment
+                INSERT INTO notifications (recipient_id, actor_id, type, post_id, comment_id, created_at)
+                SELECT DISTINCT ON (i.source, i.seq, i.recipient) i.recipient, i.actor, i.type, i.post, i.comment, \(now)
                 FROM (\(union)) i
                 WHERE i.recipient <> i.actor AND \(Visibility.notifiable(recipient: "i.recipient", actor: "i.actor"))
                   AND (NOT i.only_if_none OR NOT EXISTS (
@@ -111,17 +114,20 @@ struct EventEffects: Sendable {
     }
 
     /// `pushed`: one delivery job per new notification, its delivery id fixed now.
-    private static let pushing: SQLQuery = """
+    private static func pushing(at now: SQLQuery) -> SQLQuery {
+        """
         pushed AS (
-            INSERT INTO jobs (kind, payload)
-            SELECT \(JobKind.push.name), \(JobPayload.push(notification: "id"))
+            INSERT INTO jobs (kind, payload, run_at, created_at)
+            SELECT \(JobKind.push.name), \(JobPayload.push(notification: "id")), \(now), \(now)
             FROM notified ORDER BY id
         )
         """
+    }
 
     /// `recorded`: the events' changes in their order, then each new notification's private
     /// change (the notification as the list shows it, for its recipient's streams).
-    private static func recording(_ changes: [SQLQuery], withNotifications: Bool, profilesCounted: String?) -> SQLQuery {
+    private static func recording(_ changes: [SQLQuery], withNotifications: Bool, profilesCounted: String?,
+                                  at now: SQLQuery) -> SQLQuery {
         var rows: SQLQuery = ""
         // In the order the tables were given, each in its events' order.
         for (index, change) in changes.enumerated() {
@@ -149,8 +155,8 @@ struct EventEffects: Sendable {
         }
         return """
             recorded AS (
-                INSERT INTO changes (type, post_id, parent_id, old_parent_id, reparented, user_id, recipient_id, data)
-                SELECT r.type, r.post_id, r.parent_id, r.old_parent_id, r.reparented, r.user_id, r.recipient_id, r.data
+                INSERT INTO changes (type, post_id, parent_id, old_parent_id, reparented, user_id, recipient_id, data, at)
+                SELECT r.type, r.post_id, r.parent_id, r.old_parent_id, r.reparented, r.user_id, r.recipient_id, r.data, \(now)
                 FROM (\(rows)) r ORDER BY r.part, r.seq
             )
             """

@@ -27,15 +27,16 @@ struct FeedEffects: Sendable {
         var queuesJobs = false
     }
 
-    /// The CTEs for the table's events (`fanned`, `large`, `backfilled`, `unfed`), if any.
-    func ctes(_ table: EventTable) -> [Part] {
+    /// The CTEs for the table's events (`fanned`, `large`, `backfilled`, `unfed`), if any;
+    /// what they make is stamped `now` (the clock's, in SQL).
+    func ctes(_ table: EventTable, at now: SQLQuery) -> [Part] {
         switch table {
         case .postCreated:
             // The author's row as the statement found it (its follows held still by the lock).
             return [Part(cte: """
                 fanned AS (
-                    INSERT INTO jobs (kind, payload)
-                    SELECT \(JobKind.feedFanOut.name), \(JobPayload.feedFanOut(post: "e.post", author: "e.author"))
+                    INSERT INTO jobs (kind, payload, run_at, created_at)
+                    SELECT \(JobKind.feedFanOut.name), \(JobPayload.feedFanOut(post: "e.post", author: "e.author")), \(now), \(now)
                     FROM post_created e JOIN profiles a ON a.user_id = e.author
                     WHERE a.followers_count > 0 AND a.followers_count < \(literal: fanOutLimit)
                       AND NOT EXISTS (SELECT 1 FROM feed_large_authors l WHERE l.user_id = e.author)
@@ -43,8 +44,8 @@ struct FeedEffects: Sendable {
                 )
                 """, queuesJobs: true), Part(cte: """
                 large AS (
-                    INSERT INTO feed_large_authors (user_id)
-                    SELECT DISTINCT e.author FROM post_created e JOIN profiles a ON a.user_id = e.author
+                    INSERT INTO feed_large_authors (user_id, since)
+                    SELECT DISTINCT e.author, \(now) FROM post_created e JOIN profiles a ON a.user_id = e.author
                     WHERE a.followers_count >= \(literal: fanOutLimit)
                     ON CONFLICT DO NOTHING
                 )

@@ -1,0 +1,87 @@
+import Foundation
+import Logging
+import Postgres
+import Synchronization
+
+/// What an app's test suite sets for every instance on the database at once (API.md "For
+/// apps' test suites"): the clock (`DevClock`) and the faults (`DevFaults`). Trust mode only:
+/// a token-mode server never starts this, so it never reads them.
+///
+/// Each change is saved and announced on `channel` in one statement; the instance that made
+/// it applies it at once, the others when the announcement arrives here: one dedicated
+/// connection (LISTEN holds its session: never through a transaction-mode pooler) that reads
+/// the whole state again on each announcement, and on each (re)connect, so that one missed
+/// while the connection was down is never missed for good.
+final class DevState: @unchecked Sendable {
+    static let channel = "posts_server_dev"
+
+    private let conninfo: String
+    private let clock: ServerClock
+    private let faults: DevFaults
+    private let logger: Logger
+    private let running = Atomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+    /// Set once the state was first read: a server starts serving with it in force.
+    private let loaded = DispatchSemaphore(value: 0)
+
+    init(conninfo: String, clock: ServerClock, faults: DevFaults, logger: Logger) {
+        self.conninfo = conninfo
+        self.clock = clock
+        self.faults = faults
+        self.logger = logger
+    }
+
+    /// Starts following, and waits (at most `timeout`) for the state to be read once.
+    func start(timeout: Duration = .seconds(5)) {
+        running.store(true, ordering: .releasing)
+        let thread = Thread { [self] in
+            var connection: PostgresConnection?
+            var outageLogged = false
+            var signalled = false
+            while running.load(ordering: .acquiring) {
+                do {
+                    if connection == nil {
+                        let fresh = try PostgresConnection(conninfo: conninfo, connectTimeout: .seconds(2))
+                        _ = try fresh.query("SET application_name = 'posts-server dev state'")
+                        try fresh.listen(unsafeChannel: Self.channel)
+                        connection = fresh
+                        try read(on: fresh)
+                        if outageLogged { logger.info("dev state listener reconnected") }
+                        outageLogged = false
+                    }
+                    if !signalled {
+                        loaded.signal()
+                        signalled = true
+                    }
+                    if let connection, try connection.awaitNotifications(timeout: .milliseconds(250)) > 0 {
+                        try read(on: connection)
+                    }
+                } catch {
+                    if !outageLogged {
+                        logger.warning("dev state listener lost its database connection; reconnecting",
+                                       metadata: ["error": "\(error)"])
+                        outageLogged = true
+                    }
+                    connection?.close()
+                    connection = nil
+                    usleep(200_000)
+                }
+            }
+            connection?.close()
+            finished.signal()
+        }
+        thread.name = "dev-state"
+        thread.start()
+        _ = loaded.wait(timeout: .now() + .milliseconds(Int(timeout.milliseconds)))
+    }
+
+    func stop() {
+        guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        _ = finished.wait(timeout: .now() + 5)
+    }
+
+    private func read(on connection: PostgresConnection) throws {
+        clock.apply(try DevClock.read(on: connection))
+        faults.replace(with: try DevFaults.read(on: connection))
+    }
+}
