@@ -1,9 +1,10 @@
 import Foundation
 
 /// What a trust-mode server (`posts-server dev`) gives an app's test suite (API.md "For
-/// apps' test suites"): its clock and its faults, each in force on every instance of the
+/// apps' test suites"): snapshots of its data, its clock and its faults, each in force on every instance of the
 /// server's database within a second. `notFound` from a server in token mode.
 ///
+///     try await client.dev.restoreSnapshot("seeded")      // before each test
 ///     try await client.dev.advanceClock(by: 601)          // the sign-in code has expired
 ///     try await client.dev.addFault(FaultSpec("POST", "/api/posts", drop: true, afterCommit: true, times: 1))
 extension PostsClient {
@@ -12,6 +13,29 @@ extension PostsClient {
 
 public struct TestSuiteControls: Sendable {
     let client: PostsClient
+
+    // MARK: Snapshots
+
+    /// Saves all the server's data under `name` (1–64 of A-Z, a-z, 0-9, `_`, `.`, `-`),
+    /// replacing a snapshot of that name.
+    @discardableResult
+    public func saveSnapshot(_ name: String) async throws -> Snapshot {
+        try await client.send(.json("POST", "/api/dev/snapshots", [("name", .string(name))]), as: SnapshotEnvelope.self).snapshot
+    }
+
+    /// Puts all the data back as the snapshot holds it (every instance's caches dropped,
+    /// event streams ended, earlier change cursors gone).
+    public func restoreSnapshot(_ name: String) async throws {
+        _ = try await client.send(APIRequest("POST", "/api/dev/snapshots/\(name)/restore"), as: SuccessEnvelope.self)
+    }
+
+    public func snapshots() async throws -> [Snapshot] {
+        try await client.send(APIRequest("GET", "/api/dev/snapshots"), as: SnapshotsEnvelope.self).snapshots
+    }
+
+    public func deleteSnapshot(_ name: String) async throws {
+        _ = try await client.perform(APIRequest("DELETE", "/api/dev/snapshots/\(name)"))
+    }
 
     // MARK: The clock
 
@@ -63,6 +87,20 @@ public struct TestSuiteControls: Sendable {
 
     public func removeAllFaults() async throws {
         _ = try await client.perform(APIRequest("DELETE", "/api/dev/faults"))
+    }
+}
+
+/// A saved snapshot of the server's data.
+public struct Snapshot: Decodable, Sendable, Equatable {
+    public let name: String
+    public let createdAt: Date
+    public let users: Int
+    public let posts: Int
+    public let bytes: Int
+
+    enum CodingKeys: String, CodingKey {
+        case name, users, posts, bytes
+        case createdAt = "created_at"
     }
 }
 
@@ -158,5 +196,7 @@ public struct Fault: Decodable, Sendable, Equatable {
 }
 
 struct ClockEnvelope: Decodable { let clock: ServerClockState }
+struct SnapshotEnvelope: Decodable { let snapshot: Snapshot }
+struct SnapshotsEnvelope: Decodable { let snapshots: [Snapshot] }
 struct FaultEnvelope: Decodable { let fault: Fault }
 struct FaultsEnvelope: Decodable { let faults: [Fault] }

@@ -28,6 +28,8 @@ public final class Application: Sendable {
     let measurement: ImageMeasurement
     /// Trust mode: follows the clock and faults every instance shares (nil in token mode).
     let devState: DevState?
+    /// Trust mode's snapshots (nil in token mode, which never reads one).
+    let snapshots: DevSnapshots?
     /// The routes the server answers (which depend on the configuration: dev routes).
     let router: Router
     /// `BLOCKED_WORDS_FILE`'s filter, which `reload` reads again.
@@ -118,7 +120,8 @@ public final class Application: Sendable {
         ProfileRoutes.register(on: &routes, profiles: profiles, images: images, blockedWords: blockedWords)
         PostRoutes.register(on: &routes, posts: posts, uploadDirectory: configuration.uploadDirectory,
                             blockedWords: blockedWords, clock: clock)
-        SearchRoutes.register(on: &routes, search: SearchService(pool: pool), tags: TagService(pool: pool, clock: clock))
+        let tags = TagService(pool: pool, clock: clock)
+        SearchRoutes.register(on: &routes, search: SearchService(pool: pool), tags: tags)
         UploadRoutes.register(on: &routes, images: images)
         LikeRoutes.register(on: &routes, likes: LikeService(pool: pool, effects: effects))
         CommentRoutes.register(on: &routes, comments: comments, blockedWords: blockedWords, clock: clock)
@@ -158,10 +161,23 @@ public final class Application: Sendable {
         if let faults {
             DevRoutes.register(on: &routes, outbox: outbox, reset: DevReset(pool: pool, images: images),
                                seed: DemoSeed(pool: pool, clock: clock), clock: DevClock(pool: pool, clock: clock), faults: faults)
+            // A restored snapshot, here or on another instance: nothing kept of the rows before.
+            let restores = RestoreObservers()
+            restores.add { [feed] in
+                identity.remembered.removeAll()
+                tokens.relations.removeAll()
+                accounts.relations.removeAll()
+                tags.forget()
+                feed.endAllStreams()
+            }
+            let saved = DevSnapshots(pool: pool, clock: clock, images: images, restores: restores)
+            DevSnapshotRoutes.register(on: &routes, snapshots: saved)
+            snapshots = saved
             devState = DevState(conninfo: configuration.database.direct(primary: databaseURL), clock: clock, faults: faults,
-                                logger: logger)
+                                restores: restores, logger: logger)
         } else {
             devState = nil
+            snapshots = nil
         }
         router = routes.router
 
@@ -213,6 +229,18 @@ public final class Application: Sendable {
     /// keeps what is in force and logs a warning.
     public func reload() {
         blockedWords.reload()
+    }
+
+    /// `posts-server dev --restore NAME`: the data as the snapshot holds it. Trust mode only.
+    public func restoreSnapshot(_ name: String) throws {
+        guard let snapshots else {
+            throw Configuration.Invalid(description: "--restore: snapshots exist only in trust mode (AUTH_MODE=trust)")
+        }
+        do {
+            try snapshots.restore(DevSnapshots.validated(name))
+        } catch let error as APIError {
+            throw Configuration.Invalid(description: "--restore \(name): \(error.message)")
+        }
     }
 
     /// Finishes the requests in flight (streams end at once), stops the feed and the job

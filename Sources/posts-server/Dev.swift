@@ -15,6 +15,9 @@ struct Dev: ParsableCommand {
     @Option(help: "Where the private cluster lives.")
     var dataDir = ".data/postgres"
 
+    @Option(help: "Start from this snapshot (saved with POST /api/dev/snapshots) instead of the data as it is.")
+    var restore: String?
+
     func run() throws {
         defer { StandardOutput.flush() }
         AllocatorTuning.apply()
@@ -46,7 +49,10 @@ struct Dev: ParsableCommand {
         }
         try Migrations.apply(conninfo: configuration.directDatabaseURL!, directory: Migrations.locate(), logger: logger)
         let application = try Application(configuration: configuration, logger: logger)
-        if try DemoSeed(pool: application.pool, clock: application.clock).seedIfEmpty() {
+        if let restore {
+            try application.restoreSnapshot(restore)
+            logger.info("restored the snapshot", metadata: ["name": "\(restore)"])
+        } else if try DemoSeed(pool: application.pool, clock: application.clock).seedIfEmpty() {
             logger.info("seeded demo users and posts")
         }
         logger.info("try it: curl \(application.server.baseURL)/api/health")

@@ -2,9 +2,27 @@ import Foundation
 import PostsClient
 import Testing
 
-/// `client.dev` as an app's XCTest suite uses it: the server's clock moved instead of a
-/// sleep, and a lost answer that the client's own `Idempotency-Key` retry gets back.
+/// `client.dev` as an app's XCTest suite uses it: a snapshot restored before each test, the
+/// server's clock moved instead of a sleep, and a lost answer that the client's own
+/// `Idempotency-Key` retry gets back.
 @Suite struct ClientTestSuiteTests {
+    @Test func aSnapshot_isSavedAndRestoredBeforeEachTest() async throws {
+        try await withDeadline {
+            let server = try ClientTestServer.start()
+            defer { server.stop() }
+            let ash = try await server.signedIn("ash@example.com")
+            let kept = try await ash.createPost(draft("kept"))
+            let saved = try await ash.dev.saveSnapshot("client.v1")
+            #expect(saved.name == "client.v1" && saved.posts == 1 && saved.bytes > 0)
+            _ = try await ash.createPost(draft("gone after the restore"))
+            try await ash.dev.restoreSnapshot("client.v1")
+            #expect(try await ash.recentPosts().collect().map(\.id) == [kept.id])
+            #expect(try await ash.dev.snapshots().map(\.name) == ["client.v1"])
+            try await ash.dev.deleteSnapshot("client.v1")
+            #expect(try await ash.dev.snapshots().isEmpty)
+        }
+    }
+
     @Test func theClock_isSetFrozenAdvancedAndReal() async throws {
         try await withDeadline {
             let server = try ClientTestServer.start()

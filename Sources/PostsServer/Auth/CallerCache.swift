@@ -69,6 +69,11 @@ final class CallerCache: Sendable {
         }
     }
 
+    /// Forgets every caller (a restored snapshot: what was remembered may be of rows gone).
+    func removeAll() {
+        generations.withLock { $0 = Generations() }
+    }
+
     func forget(_ key: String) {
         generations.withLock { generations in
             generations.young[key] = nil

@@ -74,6 +74,8 @@ final class ChangeFeed: @unchecked Sendable {
     private struct Inbox: Sendable {
         var joins: [(Int, StreamWriter, ChangeFilter, ChangeKey, ChangeSnapshot?)] = []
         var leaves: [Int] = []
+        /// Every stream open now is to end (a restored snapshot: their cursors are gone).
+        var endAll = false
     }
 
     private let conninfo: String
@@ -157,6 +159,11 @@ final class ChangeFeed: @unchecked Sendable {
         join(writer, filter: filter, since: snapshot.start, startedAt: snapshot)
     }
 
+    /// Ends every stream open now (their clients reconnect, and learn their cursors are gone).
+    func endAllStreams() {
+        inbox.withLock { $0.endAll = true }
+    }
+
     private func join(_ writer: StreamWriter, filter: ChangeFilter, since: ChangeKey, startedAt: ChangeSnapshot?) {
         let id = nextID.wrappingAdd(1, ordering: .relaxed).newValue
         writer.onClose { [self] in inbox.withLock { $0.leaves.append(id) } }
@@ -220,6 +227,12 @@ final class ChangeFeed: @unchecked Sendable {
         let pending = inbox.withLock { box -> Inbox in
             defer { box = Inbox() }
             return box
+        }
+        if pending.endAll {
+            for (id, subscriber) in subscribers {
+                subscriber.writer.cancel()
+                drop(id)
+            }
         }
         for (id, writer, filter, since, startedAt) in pending.joins {
             subscribers[id] = Subscriber(writer: writer, filter: filter, cursor: since, behind: since < cursor,

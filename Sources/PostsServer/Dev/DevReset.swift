@@ -1,7 +1,8 @@
 import Postgres
 
-/// `POST /api/dev/reset`: every table but `schema_migrations` emptied (identities
-/// restarted), and every stored image removed: a clean slate between an app's test runs.
+/// `POST /api/dev/reset`: every table but `schema_migrations` and the snapshots'
+/// (`dev_snapshot…`, which outlive it) emptied (identities restarted), and every stored
+/// image removed: a clean slate between an app's test runs.
 /// Change cursors stay sound across it: keys grow with transaction ids, which a reset does
 /// not restart, so a follower from before it sees the changes after it and nothing else.
 struct DevReset: Sendable {
@@ -19,7 +20,8 @@ struct DevReset: Sendable {
                 DECLARE tables text;
                 BEGIN
                     SELECT string_agg(format('%I.%I', schemaname, tablename), ', ') INTO tables
-                    FROM pg_tables WHERE schemaname = current_schema() AND tablename <> 'schema_migrations';
+                    FROM pg_tables WHERE schemaname = current_schema() AND tablename <> 'schema_migrations'
+                      AND tablename NOT LIKE 'dev\\_snapshot%';
                     IF tables IS NOT NULL THEN
                         EXECUTE 'TRUNCATE ' || tables || ' RESTART IDENTITY CASCADE';
                     END IF;

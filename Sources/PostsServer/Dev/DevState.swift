@@ -4,7 +4,8 @@ import Postgres
 import Synchronization
 
 /// What an app's test suite sets for every instance on the database at once (API.md "For
-/// apps' test suites"): the clock (`DevClock`) and the faults (`DevFaults`). Trust mode only:
+/// apps' test suites"): the clock (`DevClock`), the faults (`DevFaults`) and restores of
+/// snapshots (`DevSnapshots`: each instance's caches and streams, `RestoreObservers`). Trust mode only:
 /// a token-mode server never starts this, so it never reads them.
 ///
 /// Each change is saved and announced on `channel` in one statement; the instance that made
@@ -18,16 +19,20 @@ final class DevState: @unchecked Sendable {
     private let conninfo: String
     private let clock: ServerClock
     private let faults: DevFaults
+    private let restores: RestoreObservers
     private let logger: Logger
     private let running = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     /// Set once the state was first read: a server starts serving with it in force.
     private let loaded = DispatchSemaphore(value: 0)
+    /// The listener thread's own: the state was read once.
+    private var hasRead = false
 
-    init(conninfo: String, clock: ServerClock, faults: DevFaults, logger: Logger) {
+    init(conninfo: String, clock: ServerClock, faults: DevFaults, restores: RestoreObservers, logger: Logger) {
         self.conninfo = conninfo
         self.clock = clock
         self.faults = faults
+        self.restores = restores
         self.logger = logger
     }
 
@@ -37,7 +42,6 @@ final class DevState: @unchecked Sendable {
         let thread = Thread { [self] in
             var connection: PostgresConnection?
             var outageLogged = false
-            var signalled = false
             while running.load(ordering: .acquiring) {
                 do {
                     if connection == nil {
@@ -48,10 +52,6 @@ final class DevState: @unchecked Sendable {
                         try read(on: fresh)
                         if outageLogged { logger.info("dev state listener reconnected") }
                         outageLogged = false
-                    }
-                    if !signalled {
-                        loaded.signal()
-                        signalled = true
                     }
                     if let connection, try connection.awaitNotifications(timeout: .milliseconds(250)) > 0 {
                         try read(on: connection)
@@ -80,8 +80,23 @@ final class DevState: @unchecked Sendable {
         _ = finished.wait(timeout: .now() + 5)
     }
 
+    /// Reads the whole state; the first time, also where the count of restores stands (those
+    /// before this instance started are none of its business), and then says it is loaded.
     private func read(on connection: PostgresConnection) throws {
         clock.apply(try DevClock.read(on: connection))
         faults.replace(with: try DevFaults.read(on: connection))
+        let restoreCount = try Self.restoreCount(on: connection)
+        if hasRead {
+            restores.fire(generation: restoreCount)
+        } else {
+            restores.start(at: restoreCount)
+            hasRead = true
+            loaded.signal()
+        }
+    }
+
+    /// How many restores the database has seen.
+    private static func restoreCount(on connection: PostgresConnection) throws -> Int64 {
+        try connection.query("SELECT coalesce((SELECT generation FROM dev_snapshot_restores), 0) AS n").firstRow().decode("n")
     }
 }

@@ -30,6 +30,11 @@ struct TagService: Sendable {
         clock.onAdvance { [kept] in kept.withLock { $0 = nil } }
     }
 
+    /// Drops the trending list kept (a restored snapshot).
+    func forget() {
+        kept.withLock { $0 = nil }
+    }
+
     /// `{"name","posts_count"}` of the tag a name (folded as written) names; nil for none.
     func tag(_ name: String) throws -> [UInt8]? {
         try pool.withReadConnection { connection -> [UInt8]? in

@@ -21,6 +21,11 @@ final class RelationsCache: Sendable {
         self.capacity = capacity
     }
 
+    /// Forgets every user's sets (a restored snapshot moves versions back).
+    func removeAll() {
+        entries.withLock { $0 = [:] }
+    }
+
     func relations(of userID: Int64, version: Int64, on connection: PostgresConnection) throws -> Relations {
         guard version != 0 else { return Relations() }
         if let entry = entries.withLock({ $0[userID] }), entry.version == version { return entry.relations }
