@@ -25,7 +25,15 @@ bench_remove+=("$workdir")
 bench_pids+=($!)
 for _ in $(seq 600); do curl -sf "$api/api/health" >/dev/null && break; sleep 0.1; done
 
-post() { curl -sf -X POST -H 'Content-Type: application/json' "$api$1" ${2:+-d "$2"}; }
+# A seed of 10,000 posts can outlast a statement's 3 s on a busy machine (503): tried again.
+post() {
+    for _ in 1 2 3 4 5; do
+        curl -sf --max-time 600 -X POST -H 'Content-Type: application/json' "$api$1" ${2:+-d "$2"} && return 0
+        echo "($1 failed; trying again)" >&2
+        sleep 2
+    done
+    return 1
+}
 # NAME RUNS: the restores' times in ms, sorted, one a line.
 restores() {
     for _ in $(seq "$2"); do

@@ -5,8 +5,8 @@ import Synchronization
 
 /// What an app's test suite sets for every instance on the database at once (API.md "For
 /// apps' test suites"): the clock (`DevClock`), the faults (`DevFaults`) and restores of
-/// snapshots (`DevSnapshots`: each instance's caches and streams, `RestoreObservers`). Trust mode only:
-/// a token-mode server never starts this, so it never reads them.
+/// snapshots (`DevSnapshots`: each instance's caches and streams, `RestoreObservers`).
+/// Trust mode only: a token-mode server never starts this, so it never reads them.
 ///
 /// Each change is saved and announced on `channel` in one statement; the instance that made
 /// it applies it at once, the others when the announcement arrives here: one dedicated
