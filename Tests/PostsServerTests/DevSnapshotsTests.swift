@@ -58,10 +58,14 @@ import TestSupport
         tokenAfter.headers["Authorization"] = "Bearer \(after)"
         #expect(try tokenBefore.get("/api/me").status == 200 && tokenAfter.get("/api/me").status == 200)
 
+        // A stream open on the instance that did not restore: it ends once it hears of it.
+        let stream = try EventStreamClient(port: here.server.port)
+        #expect(stream.head.status == 200)
         let restored = try onThere.send("POST", "/api/dev/snapshots/seeded.v1/restore")
         #expect(restored.status == 200, "\(restored.text)")
         let atRestore = try Self.contents(of: here)
         #expect(atRestore == atSave, "\(atSave.keys.filter { atSave[$0] != atRestore[$0] }.sorted())")
+        #expect(stream.waitForEnd())
         // Tokens from before it still work, those from after it do not, on both instances.
         #expect(try eventually { try tokenAfter.get("/api/me").status == 401 })
         #expect(try tokenBefore.get("/api/me").status == 200)

@@ -27,47 +27,6 @@ final class ChangeFeed: @unchecked Sendable {
         let lagSeconds: Double
     }
 
-    /// The feed thread's record of one stream (a class: fan-out updates thousands of them
-    /// per change in place, without copying the table that holds them).
-    private final class Subscriber {
-        let writer: StreamWriter
-        /// Its viewer's blocks and mutes in it change while it is open (`refreshRelations`).
-        var filter: ChangeFilter
-        /// Its viewer's sets are read again once it is admitted: they came with the request,
-        /// and a `relations.changed` the feed passed before the join would find no watcher.
-        var newcomer = true
-        /// The key of the last change it was sent or passed over.
-        var cursor: ChangeKey
-        var lastWrite: UInt64
-        /// Its queue filled (a burst, a long replay): it is caught up from the table as its
-        /// connection drains, not written to live, so a healthy reader is never cut for
-        /// being handed more than its queue holds at once.
-        var behind: Bool
-        /// Since when its queue has been too full to take more.
-        var fullSince: UInt64?
-        /// A stream that started "now": what had committed then, passed over when met.
-        var startedAt: ChangeSnapshot?
-
-        init(writer: StreamWriter, filter: ChangeFilter, cursor: ChangeKey, behind: Bool, startedAt: ChangeSnapshot?) {
-            self.writer = writer
-            self.filter = filter
-            self.cursor = cursor
-            self.lastWrite = ChangeFeed.now()
-            self.behind = behind
-            self.startedAt = startedAt
-        }
-
-        /// Whether to pass over this change: it committed before the stream started.
-        func sawBeforeStart(_ change: Change) -> Bool {
-            guard let startedAt else { return false }
-            if startedAt.isPassed(by: change.key) {
-                self.startedAt = nil
-                return false
-            }
-            return startedAt.sawCommitted(change.key)
-        }
-    }
-
     /// How long a subscriber's queue (1 MiB) may stay full before it counts as stalled.
     private static let stallLimit: UInt64 = 3_000_000_000
 
@@ -102,7 +61,7 @@ final class ChangeFeed: @unchecked Sendable {
     private var connection: PostgresConnection?
     private var cursor = ChangeKey(txid: 0, position: 0)
     private var hasPosition = false
-    private var subscribers: [Int: Subscriber] = [:]
+    private var subscribers: [Int: ChangeSubscriber] = [:]
     private var lastSweep: UInt64 = 0
     /// The longest a change delivered since the last sweep took from its write, in ms.
     private var deliveryLag = 0
@@ -235,7 +194,7 @@ final class ChangeFeed: @unchecked Sendable {
             }
         }
         for (id, writer, filter, since, startedAt) in pending.joins {
-            subscribers[id] = Subscriber(writer: writer, filter: filter, cursor: since, behind: since < cursor,
+            subscribers[id] = ChangeSubscriber(writer: writer, filter: filter, cursor: since, behind: since < cursor,
                                          startedAt: startedAt)
         }
         for id in pending.leaves { drop(id) }
@@ -326,7 +285,7 @@ final class ChangeFeed: @unchecked Sendable {
     /// cut off (to resume and be told 410) if pruning has passed it meanwhile. One query:
     /// the page brings the retention mark its rows were read under, compared here in
     /// memory, so a lagging subscriber costs no second query per round.
-    private func catchUp(_ id: Int, _ subscriber: Subscriber, on connection: PostgresConnection) throws {
+    private func catchUp(_ id: Int, _ subscriber: ChangeSubscriber, on connection: PostgresConnection) throws {
         let page = try ChangeReader.page(after: subscriber.cursor, through: cursor, filter: subscriber.filter,
                                          limit: Self.catchUpPage, on: connection)
         if !page.retention.keeps(subscriber.cursor) {
@@ -358,7 +317,7 @@ final class ChangeFeed: @unchecked Sendable {
 
     /// `.gone` when the subscriber left, or is so far behind that it is cut off (it resumes
     /// with Last-Event-ID); a slow one never slows anyone else.
-    private func send(_ bytes: [UInt8], to subscriber: Subscriber, isEvent: Bool = true) -> Sent {
+    private func send(_ bytes: [UInt8], to subscriber: ChangeSubscriber, isEvent: Bool = true) -> Sent {
         switch subscriber.writer.write(bytes) {
         case .queued:
             subscriber.lastWrite = Self.now()
@@ -398,5 +357,5 @@ final class ChangeFeed: @unchecked Sendable {
         deliveryLag = max(deliveryLag, Int(clock.millisecondsSince1970 - change.at.millisecondsSince1970))
     }
 
-    fileprivate static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+    static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 }
