@@ -52,8 +52,9 @@ import TestSupport
             #expect(failures.all.isEmpty, "\(failures.all.prefix(3))")
             #expect(readersDone.wait(timeout: .now() + 90) == .success, "the readers catch up")
 
-            let truth = try ChangeLogTests.changes(after: start, in: author, count: expected).compactMap { $0["seq"] as? String }
-            #expect(truth.count == expected, "the storm recorded one change a write")
+            let walk = try ChangeLogTests.changes(after: start, in: author, count: expected)
+            let truth = walk.compactMap { $0["seq"] as? String }
+            #expect(truth.count == expected, "round \(round): the storm recorded one change a write; \(Self.surplus(in: walk))")
             for reader in readers {
                 let seen = reader.seen
                 let missed = Set(truth).subtracting(seen)
@@ -102,6 +103,31 @@ import TestSupport
             }
             if index % 4 == 3 { likes.liked[post] = liking }
         }
+    }
+
+    /// What a walk holds beyond one change a write, for the failure's message: the count of
+    /// each type, the users with more creates than their share, and every like that repeats
+    /// the state before it (a like given twice, or taken back twice, with nothing between).
+    static func surplus(in walk: [[String: Any]]) -> String {
+        var types: [String: Int] = [:]
+        var creates: [String: Int] = [:]
+        var likes: [String: [Bool]] = [:]
+        var details: [String] = []
+        for change in walk {
+            let type = change["type"] as? String ?? "?"
+            types[type, default: 0] += 1
+            let user = change["user_id"] as? Int ?? 0
+            let post = change["post_id"] as? Int ?? 0
+            if type == "post.created" || type == "comment.created" { creates["\(type) by \(user)", default: 0] += 1 }
+            if type == "like.changed", let liked = change["liked"] as? Bool {
+                let key = "user \(user) post \(post)"
+                if likes[key]?.last == liked { details.append("\(key) liked \(liked) twice (seq \(change["seq"] ?? "?"), at \(change["at"] ?? "?"))") }
+                likes[key, default: []].append(liked)
+            }
+        }
+        // A writer's share of 30 writes: 8 posts and 8 child posts (index % 4 of 0 and 1), 7 comments.
+        let over = creates.filter { $0.key.hasPrefix("comment") ? $0.value > 7 : $0.value > 16 }
+        return "types \(types.sorted { $0.key < $1.key }); over their share \(over.sorted { $0.key < $1.key }); \(details.prefix(10))"
     }
 
     private enum StormError: Error {

@@ -34,7 +34,8 @@ extension APIClient {
 enum FollowAudit {
     /// Profiles whose counters differ from a count of the rows, feed rows with no follow or
     /// no post of that author behind them, and posts of followees missing from their
-    /// followers' feeds (but a large author's, merged as feeds are read): all zero, once
+    /// followers' feeds within their depth (but a large author's, merged as feeds are
+    /// read): all zero, once
     /// every fan-out and account purge queued so far is done.
     static func mismatches(in app: Application) throws -> [Int] {
         #expect(try app.jobsDone([.feedFanOut, .accountPurge]), "the fan-outs and purges finish")
@@ -54,9 +55,16 @@ enum FollowAudit {
               (SELECT count(*) FROM feed_entries fe WHERE NOT EXISTS (
                   SELECT 1 FROM follows f WHERE f.follower_id = fe.user_id AND f.followee_id = fe.author_id)
                   OR NOT EXISTS (SELECT 1 FROM posts p WHERE p.id = fe.post_id AND p.user_id = fe.author_id)) AS stray,
-              (SELECT count(*) FROM follows f JOIN posts p ON p.user_id = f.followee_id AND NOT p.deleted
-               WHERE NOT EXISTS (SELECT 1 FROM feed_entries fe WHERE fe.user_id = f.follower_id AND fe.post_id = p.id)
-                 AND NOT EXISTS (SELECT 1 FROM feed_large_authors l WHERE l.user_id = f.followee_id)) AS missing
+              -- Within the reader's depth only: the upkeep round (every 30 s) cuts a feed to
+              -- its newest FeedService.depth rows, and a slow run lasts long enough for one.
+              (SELECT count(*) FROM (
+                  SELECT f.follower_id, p.id, row_number() OVER (
+                      PARTITION BY f.follower_id ORDER BY p.created_at DESC, p.id DESC) AS rank
+                  FROM follows f JOIN posts p ON p.user_id = f.followee_id AND NOT p.deleted
+                  WHERE NOT EXISTS (SELECT 1 FROM feed_large_authors l WHERE l.user_id = f.followee_id)
+               ) due
+               WHERE due.rank <= \(literal: FeedService.depth) AND NOT EXISTS (
+                  SELECT 1 FROM feed_entries fe WHERE fe.user_id = due.follower_id AND fe.post_id = due.id)) AS missing
             """).firstRow()
         let found: [Int] = [try row.decode("counters"), try row.decode("stray"), try row.decode("missing")]
         if found != [0, 0, 0] { Issue.record("audit [counters, stray, missing] = \(found): \(try details(on: connection))") }

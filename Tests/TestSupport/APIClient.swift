@@ -1,15 +1,23 @@
 import Foundation
 
 /// A keep-alive client for the JSON API: builds requests from a method, a path, a JSON
-/// object and headers, and reads each answer whole.
+/// object and headers, and reads each answer whole. Like any keep-alive client it does not
+/// send on a connection the server has closed meanwhile (its idle timeout, or an answer
+/// that said `Connection: close`): it connects again first. A request it has sent is never
+/// sent again.
 public final class APIClient: @unchecked Sendable {
-    private let connection: RawHTTPClient
+    private var connection: RawHTTPClient
+    private let port: Int
+    private let timeout: Duration
+    private var closing = false
     /// Sent with every request (`Authorization`, `X-User-Email`, …).
     public var headers: [String: String] = [:]
 
     /// `timeout` bounds each read of an answer.
     public init(port: Int, timeout: Duration = .seconds(5)) throws {
         connection = try RawHTTPClient(port: port, timeout: timeout)
+        self.port = port
+        self.timeout = timeout
     }
 
     @discardableResult
@@ -36,7 +44,12 @@ public final class APIClient: @unchecked Sendable {
         for (name, value) in headers.merging(extra, uniquingKeysWith: { $1 }) { head += "\(name): \(value)\r\n" }
         if let contentType { head += "Content-Type: \(contentType)\r\n" }
         if let body { head += "Content-Length: \(body.count)\r\n" }
+        if closing || connection.isClosedByPeer {
+            connection = try RawHTTPClient(port: port, timeout: timeout)
+        }
         try connection.send(Array((head + "\r\n").utf8) + (body ?? []))
-        return try connection.readResponse(forHead: method == "HEAD")
+        let response = try connection.readResponse(forHead: method == "HEAD")
+        closing = response.header("Connection")?.lowercased() == "close"
+        return response
     }
 }

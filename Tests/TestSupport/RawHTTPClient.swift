@@ -98,6 +98,18 @@ public final class RawHTTPClient: @unchecked Sendable {
     /// Half-closes: the server sees end of input but can still answer.
     public func shutdownWrite() { shutdown(fd, Int32(SHUT_WR)) }
 
+    /// True when the server has closed the connection while it was idle (an idle timeout on
+    /// a machine slow enough to outlast it): nothing buffered, and the socket reads as ended
+    /// or reset without waiting. What a keep-alive client checks before it reuses one.
+    public var isClosedByPeer: Bool {
+        guard buffer.isEmpty else { return false }
+        var probe = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&probe, 1, 0) == 1 else { return false }
+        var byte: UInt8 = 0
+        let count = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        return count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+    }
+
     /// Reads until the connection is closed by the server; true if it closed (not timed out).
     public func waitForClose() -> Bool {
         var chunk = [UInt8](repeating: 0, count: 65536)
