@@ -3,7 +3,8 @@
 # of 1,000 posts and 100 users with their likes and comments under 50 ms at p50, of 100,000
 # posts under 2 s). A throwaway `posts-server dev` (its own cluster in a temporary folder),
 # demo data written by POST /api/dev/seed; for each size: the save's time, the snapshot's
-# bytes, and RESTORES restores timed by curl, p50 and p99.
+# bytes, and RESTORES restores timed by curl, p50 and p99, each after what a test writes (a
+# post, a like, a comment, a saved post edited: the restore puts back what changed).
 #
 #   bench/snapshots.sh [small-restores] [large-restores]     (default 40 and 5)
 #
@@ -34,21 +35,35 @@ post() {
     done
     return 1
 }
-# NAME RUNS: the restores' times in ms, sorted, one a line.
+# What a test between two restores writes (not timed): a post, a like given, a comment, a
+# saved post edited; the restore then puts back what they changed.
+a_tests_writes() {
+    local as=(-H 'X-User-Email: bench-test@example.com' -H 'Content-Type: application/json')
+    curl -sf -o /dev/null "${as[@]}" -X POST "$api/api/posts" -d '{"title":"t","summary":"s","body":"b"}'
+    curl -sf -o /dev/null "${as[@]}" -X PUT "$api/api/posts/$1/like"
+    curl -sf -o /dev/null "${as[@]}" -X POST "$api/api/posts/$1/comments" -d '{"body":"hi"}'
+    curl -sf -o /dev/null -H 'X-User-Email: bench-author@example.com' -H 'Content-Type: application/json' \
+        -X PATCH "$api/api/posts/$2" -d '{"title":"edited"}'
+}
+# NAME RUNS POST: the restores' times in ms, sorted, one a line; a test's writes before each.
 restores() {
-    for _ in $(seq "$2"); do
+    for i in $(seq "$2"); do
+        a_tests_writes $(( i % 50 + 1 )) "$3"
         curl -sf -o /dev/null -w '%{time_total}\n' -X POST "$api/api/dev/snapshots/$1/restore"
     done | awk '{ printf "%.1f\n", $1 * 1000 }' | sort -n
 }
 percentile() { awk -v p="$1" '{ v[NR] = $1 } END { i = int((NR - 1) * p + 0.5) + 1; print v[i] }'; }
 measure() {  # NAME RUNS
-    local started saved bytes times
+    local started saved bytes times post
+    # A post of the tests' author, in the snapshot, for them to edit.
+    post=$(curl -sf -H 'X-User-Email: bench-author@example.com' -H 'Content-Type: application/json' \
+        -X POST "$api/api/posts" -d '{"title":"saved","summary":"s","body":"b"}' | sed -n 's/.*"post":{"id":\([0-9]*\).*/\1/p')
     started=$(date +%s%N)
     saved=$(post /api/dev/snapshots "{\"name\":\"$1\"}")
     bytes=$(echo "$saved" | sed -n 's/.*"bytes":\([0-9]*\).*/\1/p')
     echo "$1: saved in $(( ($(date +%s%N) - started) / 1000000 )) ms, $bytes bytes, $(echo "$saved" | sed -n 's/.*"users":\([0-9]*\),"posts":\([0-9]*\).*/\1 users, \2 posts/p')"
-    times=$(restores "$1" "$2")
-    echo "$1: $2 restores, p50 $(echo "$times" | percentile 0.5) ms, p99 $(echo "$times" | percentile 0.99) ms"
+    times=$(restores "$1" "$2" "$post")
+    echo "$1: $2 restores after a test's writes, p50 $(echo "$times" | percentile 0.5) ms, p99 $(echo "$times" | percentile 0.99) ms"
 }
 
 post /api/dev/reset >/dev/null

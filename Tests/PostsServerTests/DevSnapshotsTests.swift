@@ -127,6 +127,59 @@ import TestSupport
         #expect(counted)
     }
 
+    /// A restore of the snapshot the data last equalled puts back only what changed since
+    /// (rows added, changed or deleted, a whole table emptied by a reset); one of another
+    /// snapshot refills everything. Either way the data is the snapshot's, exactly.
+    @Test func restores_putBackWhatChanged_whicheverSnapshotTheDataLastEqualled() throws {
+        let app = try TestApplication.start()
+        defer { app.stop() }
+        let dev = try APIClient(port: app.server.port, timeout: .seconds(60))
+        #expect(try dev.send("POST", "/api/dev/seed", json: ["users": 5, "posts": 30]).status == 201)
+        let ash = try APIClient.user("ash@example.com", on: app)
+        let kept = try ash.createPost("kept"), doomed = try ash.createPost("doomed")
+        #expect(try app.jobs.drain())
+        #expect(try dev.send("POST", "/api/dev/snapshots", json: ["name": "a"]).status == 201)
+        let atA = try Self.contents(of: app)
+
+        // Each kind of change to a saved row: updated, deleted, and new rows beside them.
+        @discardableResult
+        func write(_ round: Int, deleting saved: Int) throws -> Int {
+            #expect(try ash.send("PATCH", "/api/posts/\(kept.id)", json: ["title": "changed \(round)"]).status == 200)
+            #expect(try ash.send("DELETE", "/api/posts/\(saved)").status == 200)
+            let post = try ash.createPost("new \(round)").id
+            #expect(try ash.send("PUT", "/api/posts/\(post)/like").status == 200)
+            #expect(try ash.send("POST", "/api/posts/\(kept.id)/comments", json: ["body": "hi"]).status == 201)
+            return post
+        }
+        // A table emptied and refilled (TRUNCATE) gets a new file; one put back by its
+        // changed rows keeps its own.
+        func file() throws -> Int64 {
+            try app.pool.withConnection { try $0.query("SELECT pg_relation_filenode('posts')::bigint AS f").firstRow().decode("f") }
+        }
+        func restore(_ name: String, equals expected: [String: String], refilled: Bool) throws {
+            let before = try file()
+            #expect(try dev.send("POST", "/api/dev/snapshots/\(name)/restore").status == 200)
+            let now = try Self.contents(of: app)
+            #expect(now == expected, "\(name): \(expected.keys.filter { expected[$0] != now[$0] }.sorted())")
+            #expect(try (file() != before) == refilled, "\(name): refilled \(refilled)")
+        }
+        try write(1, deleting: doomed.id)
+        try restore("a", equals: atA, refilled: false)
+        try write(2, deleting: doomed.id)
+        try restore("a", equals: atA, refilled: false)
+        let third = try write(3, deleting: doomed.id)
+        #expect(try dev.send("POST", "/api/dev/snapshots", json: ["name": "b"]).status == 201)
+        let atB = try Self.contents(of: app)
+        #expect(atB != atA)
+        try restore("a", equals: atA, refilled: true)
+        try restore("b", equals: atB, refilled: true)
+        try write(4, deleting: third)
+        try restore("b", equals: atB, refilled: false)
+        #expect(try dev.send("POST", "/api/dev/reset").status == 200)
+        try restore("b", equals: atB, refilled: false)
+        try restore("a", equals: atA, refilled: true)
+    }
+
     @Test func badNames_unknownSnapshots_andTokenMode_areClearRefusals() throws {
         let app = try TestApplication.start()
         defer { app.stop() }

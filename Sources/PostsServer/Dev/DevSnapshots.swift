@@ -3,8 +3,9 @@ import Postgres
 
 /// `/api/dev/snapshots` (API.md "Snapshots"), trust mode only: every table's rows, the
 /// sequences and the stored images, saved under a name and put back in one transaction. The
-/// copies live in tables named `dev_snapshot…` (migration 0027, whose functions do the
-/// copying by the catalog), which a reset and a restore leave alone. A restore also marks
+/// copies live in tables named `dev_snapshot…` (migrations 0027 and 0028, whose functions
+/// do the copying by the catalog), which a reset and a restore leave alone. A restore of the
+/// snapshot the data last equalled puts back only the rows written since (0028). A restore also marks
 /// every change cursor handed out before it as gone (410: the follower resyncs), counts
 /// itself in `dev_snapshot_restores` and announces it, so that every instance drops its
 /// caches and ends its streams (`DevState`).
@@ -155,13 +156,32 @@ struct DevSnapshots: Sendable {
         try restoreImages(of: id)
     }
 
+    /// The stored images made equal to the snapshot's by their difference: an image is
+    /// never changed under its name, so one of a saved name is the saved image. Those the
+    /// snapshot lacks go with their sizes; those it has and the store lacks are written.
     private func restoreImages(of id: Int64) throws {
-        try images.removeAll()
-        let names: [String] = try pool.withConnection { connection in
-            try connection.query("SELECT name FROM dev_snapshot_images WHERE snapshot_id = \(id) ORDER BY name").rows
-                .map { try $0.decode("name") }
+        let saved: Set<String> = try pool.withConnection { connection in
+            Set(try connection.query("SELECT name FROM dev_snapshot_images WHERE snapshot_id = \(id)").rows
+                .map { try $0.decode("name") })
         }
-        for name in names {
+        let savedBases = Set(saved.compactMap { StoredImageName($0)?.base })
+        var present: Set<String> = []
+        var marker: String?
+        repeat {
+            let page = try images.store.list(after: marker)
+            var extra: [String] = []
+            for name in page.names {
+                if saved.contains(name) {
+                    present.insert(name)
+                } else if StoredImageName(name) != nil
+                            || (StoredImageName.isSizeName(name) && !savedBases.contains(String(name.prefix(32)))) {
+                    extra.append(name)
+                }
+            }
+            try images.store.delete(extra)
+            marker = page.next
+        } while marker != nil
+        for name in saved.subtracting(present).sorted() {
             guard let stored = StoredImageName(name) else { continue }
             let bytes: [UInt8]? = try pool.withConnection { connection in
                 try connection.query("SELECT bytes FROM dev_snapshot_images WHERE snapshot_id = \(id) AND name = \(name)")
