@@ -27,3 +27,5 @@ export async function api(method, path, body) {
 
 export const get = (path) => api('GET', path);
 export const post = (path, body) => api('POST', path, body ?? {});
+export const put = (path, body) => api('PUT', path, body ?? {});
+export const remove = (path) => api('DELETE', path);

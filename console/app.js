@@ -1,12 +1,13 @@
 // The console's shell: signing in with an emailed code, the pages by `#/name`, and who may
 // see them (moderators and admins; anyone else is told so and shown nothing).
-import { api, get, post, setToken, signedIn, APIError } from './api.js';
+import { api, get, post, put, remove, setToken, signedIn, APIError } from './api.js';
 import { h, show, status, field } from './dom.js';
 import { overview } from './overview.js';
 import { reports } from './reports.js';
 import { users } from './users.js';
 import { log } from './log.js';
 import { mailbox, seed, events } from './dev.js';
+import { snapshots, clock, faults } from './testing.js';
 
 const pages = [
   { path: 'overview', title: 'Overview', render: overview },
@@ -16,6 +17,9 @@ const pages = [
   { path: 'mailbox', title: 'Mailbox', render: mailbox, dev: true, open: true },
   { path: 'seed', title: 'Seed and reset', render: seed, dev: true },
   { path: 'events', title: 'Live events', render: events, dev: true },
+  { path: 'snapshots', title: 'Snapshots', render: snapshots, dev: true },
+  { path: 'clock', title: 'Clock', render: clock, dev: true },
+  { path: 'faults', title: 'Faults', render: faults, dev: true },
 ];
 
 const state = { dev: false, me: null, email: '' };
@@ -121,7 +125,7 @@ async function draw(page, showNow) {
   }
   showNow(h('h1', {}, page.title), status('Loading…'));
   try {
-    await page.render({ api, get, post, state, show: showNow });
+    await page.render({ api, get, post, put, remove, state, show: showNow });
   } catch (error) {
     const message = error instanceof APIError && error.status === 401 ? 'Your session ended: sign in again.' : error.message;
     if (error instanceof APIError && error.status === 401) { setToken(null); state.me = null; }

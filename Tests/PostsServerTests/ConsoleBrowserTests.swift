@@ -60,7 +60,7 @@ import TestSupport
         #expect(Set(actions).isSuperset(of: ["remove", "suspend", "unsuspend"]), "\(actions)")
     }
 
-    @Test func trust_theMailboxShowsTheCode_andSeedFillsTheOverview() throws {
+    @Test func trust_theMailboxShowsTheCode_seedFillsTheOverview_andTheTestSuiteControlsWork() throws {
         let app = try TestApplication.start()
         defer { app.stop() }
         let client = try APIClient.user("dev-moderator@example.com", on: app)

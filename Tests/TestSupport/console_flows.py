@@ -8,7 +8,8 @@ screenshot of each page is saved at 1280 and 360 px wide.
     python console_flows.py trust --url URL --screenshots DIR
 
 `production`: token mode. Codes are read from the outbox with psql (no mail server: the
-message waits there). `trust`: the dev mailbox shows the code; Seed fills the overview.
+message waits there). `trust`: the dev mailbox shows the code; Seed fills the overview;
+snapshots, the clock and faults work from their pages.
 Exit 0 when every flow passed; otherwise the first failure is printed and the exit is 1.
 
 Every check waits (bounded, WAIT_SECONDS) for the state it checks, never for a time: the
@@ -284,6 +285,42 @@ def trust(args):
         console.go("events")
         console.heading("Live events")
         console.check("events")
+
+        # An app's test-suite controls: a snapshot saved and restored, the clock moved and
+        # put back, a fault added and removed.
+        console.go("snapshots")
+        console.heading("Snapshots")
+        console.fill("Name", "seeded")
+        console.press("Save")
+        console.text("Saved seeded.")
+        console.until(lambda d: "seeded" in d.find_element(By.CSS_SELECTOR, "main table").text, "listing the snapshot")
+        console.check("snapshots")
+        console.press("Restore")
+        console.text("Restored seeded.")
+
+        console.go("clock")
+        console.heading("Clock")
+        console.text("real time")
+        console.fill("Seconds", "3600")
+        console.press("Advance")
+        console.text("The clock moved.")
+        console.text("3600 s from real time")
+        console.check("clock")
+        console.press("Real time")
+        console.text("Back to real time.")
+
+        console.go("faults")
+        console.heading("Faults")
+        console.text("No faults")
+        console.fill("Path", "/api/posts/*/like")
+        console.fill("Status", "503")
+        console.press("Add the fault")
+        console.text("The fault is in force.")
+        console.text("any /api/posts/*/like")
+        console.check("faults")
+        console.press("Remove all")
+        console.text("Every fault is removed.")
+        console.text("No faults")
 
         # The keyboard alone: the first stop skips to the page, then the pages in order;
         # Enter on one opens it. (`heading` waits for the page's own focus on `main`, which
