@@ -45,8 +45,8 @@ import Testing
             defer { server.stop() }
             let ash = try await server.signedIn("ash@example.com")
             // (A 503 in place of the answer. With `drop`, the next try from Linux's URLSession
-            // sent its head but never its body, and the server answered 408 ten seconds later;
-            // the client does not retry a 408. Followed up in the CHANGELOG.)
+            // sent its head but never its body, and the server answered 408 ten seconds later,
+            // which the client then sends again: right, but ten seconds. See the CHANGELOG.)
             let fault = try await ash.dev.addFault(FaultSpec("POST", "/api/posts", status: 503, afterCommit: true, times: 1))
             #expect(fault.match.path == "/api/posts" && fault.afterCommit && fault.hits == 0)
             let post = try await ash.createPost(draft("once"))

@@ -94,6 +94,17 @@ import Testing
         #expect(later.requests.count == 1)
     }
 
+    /// A 408: the server stopped waiting before it had the whole request, and did nothing;
+    /// even a toggle is sent again.
+    @Test func aRequestTimeout_408_isSentAgain_evenForAToggle() async throws {
+        let timedOut = RecordingTransport.Step.answer(status: 408, headers: ["Connection": "close"],
+                                                      body: #"{"status":"error","error":"request_timeout","message":"the request took too long"}"#)
+        let liked = RecordingTransport.Step.answer(status: 200, headers: [:], body: #"{"status":"success","post_id":1,"liked":true,"like_count":1}"#)
+        let transport = RecordingTransport(script: [timedOut, liked])
+        let state = try await Self.client(transport).toggleLike(postID: 1)
+        #expect(state.liked && transport.requests.count == 2)
+    }
+
     @Test func aKeyStillRunning_409WithRetryAfter_isRetried() async throws {
         let running = RecordingTransport.Step.answer(status: 409, headers: ["Retry-After": "0"], body: #"{"status":"error","error":"conflict","message":"running"}"#)
         let created = RecordingTransport.Step.answer(status: 201, headers: [:], body: #"{"status":"success","comment":{"id":"7d0b2c9e-4f7c-4bd4-9a57-0d8b4c1e2f3a","post_id":1,"user_id":1,"body":"b","created_at":"2026-11-20T14:05:00.000Z","profile":{"user_id":1,"username":"ash","full_name":"","bio":"","avatar_url":null,"created_at":"2026-11-20T14:05:00.000Z"}}}"#)

@@ -6,8 +6,11 @@ import FoundationNetworking
 /// When a call is tried again by itself, and after how long. Only where repeating cannot
 /// do a thing twice: a transport failure of a request that is safe to repeat (GET, PUT,
 /// DELETE, or a create carrying its `Idempotency-Key`), a 503 with `Retry-After` (the
-/// server did nothing), and a 409 with `Retry-After` while the first try of the same
-/// idempotency key still runs. Attempts are bounded; the waits grow exponentially.
+/// server did nothing), a 409 with `Retry-After` while the first try of the same
+/// idempotency key still runs, and a 408 (the server stopped waiting for the request
+/// before it had all of it, so did nothing: Linux's URLSession, sending a request again on
+/// a new connection after a kept-alive one was dropped, has been seen to send the head
+/// without the body). Attempts are bounded; the waits grow exponentially.
 public struct RetryPolicy: Sendable, Equatable {
     /// Attempts in all, the first included (1: never retry).
     public var maxAttempts: Int
@@ -37,6 +40,8 @@ public struct RetryPolicy: Sendable, Equatable {
         switch failure {
         case .transport(let error):
             guard repeatable, Self.isTransient(error) else { return nil }
+            return backoff(afterAttempt: attempt)
+        case .answer(let error) where error.status == 408:
             return backoff(afterAttempt: attempt)
         case .answer(let error):
             let retryable = error.status == 503 || (error.status == 409 && idempotencyKey)
