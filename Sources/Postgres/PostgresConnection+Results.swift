@@ -65,8 +65,9 @@ extension PostgresConnection {
         }
     }
 
-    /// The next result once libpq has all of it. Past the deadline the connection is
-    /// closed: its state is unknown, and the pool will replace it.
+    /// The next result once libpq has all of it. Past the deadline the server is asked to
+    /// stop (`AbandonedStatements`) and the connection is closed: its state is unknown,
+    /// and the pool will replace it.
     private func nextResult(on handle: OpaquePointer, until deadline: ContinuousClock.Instant?, sql: String,
                             file: String, line: Int) throws(PostgresError) -> OpaquePointer? {
         while PQisBusy(handle) == 1 {
@@ -74,6 +75,7 @@ extension PostgresConnection {
             if let deadline {
                 let remaining = ContinuousClock.now.duration(to: deadline)
                 guard remaining > .zero else {
+                    AbandonedStatements.cancel(on: handle)
                     close()
                     throw PostgresError(.connectionLost, details: "no answer within \(queryTimeout): \(sql)", file: file, line: line)
                 }

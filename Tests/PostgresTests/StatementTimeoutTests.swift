@@ -58,6 +58,29 @@ import TestSupport
         #expect(!pool.isDatabaseDown)
     }
 
+    /// A write whose answer the client gave up on does not land later: the server is asked
+    /// to stop it (without that, the sleep ends and the insert commits after the 503).
+    @Test func aStatementGivenUpOnByTheClient_isStoppedOnTheServer() throws {
+        let pool = try PoolFixtures.makePool(size: 1) { configuration in
+            configuration.statementTimeout = .zero
+            configuration.queryTimeout = .milliseconds(300)
+        }
+        try pool.withConnection { try $0.execute(unsafeSQL: "CREATE TABLE late (n int)") }
+        let error = #expect(throws: PostgresError.self) {
+            try pool.withConnection { try $0.query("INSERT INTO late SELECT 1 FROM pg_sleep(1.5)") }
+        }
+        #expect(error?.kind == .connectionLost)
+        // Once no statement of the abandoned session runs, no row came of it.
+        #expect(try eventually(timeout: .seconds(10)) {
+            try pool.withConnection { connection in
+                try connection.query("""
+                    SELECT count(*) AS n FROM pg_stat_activity WHERE query LIKE 'INSERT INTO late%' AND state = 'active'
+                    """).firstRow().decode("n", as: Int.self) == 0
+            }
+        })
+        #expect(try pool.withConnection { try $0.query("SELECT count(*) AS n FROM late").firstRow().decode("n", as: Int.self) } == 0)
+    }
+
     @Test func defaultQueryTimeout_leavesRoomForTheServersOwn() {
         var configuration = ConnectionPool.Configuration(conninfo: "", size: 1)
         #expect(configuration.statementTimeout == .seconds(3))
