@@ -42,6 +42,25 @@ extension ConnectionPool {
         }
     }
 
+    /// A transaction whose statements and COMMIT may each take up to `limit`, on both sides:
+    /// the server's `statement_timeout` (for this transaction only) and this side's
+    /// `queryTimeout` (for this connection, while it is lent). For work that copies whole
+    /// tables (a development snapshot's save or restore), never for a request's own.
+    public func withLongTransaction<T>(limit: Duration, _ body: (PostgresConnection) throws -> T) throws -> T {
+        try withConnection { connection in
+            let usual = connection.queryTimeout
+            // The server's own limit comes first, as for every statement.
+            connection.queryTimeout = limit + .milliseconds(1500)
+            defer { connection.queryTimeout = usual }
+            return try withTransaction { connection in
+                try connection.query("""
+                    SELECT set_config('statement_timeout', \("\(limit.milliseconds)ms"), true) IS NULL AS set
+                    """)
+                return try body(connection)
+            }
+        }
+    }
+
     /// Runs `body` outside a transaction, again (after the same short random pause, without
     /// holding a connection) when it fails with a serialization failure or a deadlock: for
     /// a write that is one statement (data-modifying CTEs), atomic by itself, which then

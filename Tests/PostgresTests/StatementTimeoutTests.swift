@@ -81,6 +81,23 @@ import TestSupport
         #expect(try pool.withConnection { try $0.query("SELECT count(*) AS n FROM late").firstRow().decode("n", as: Int.self) } == 0)
     }
 
+    /// A long transaction (a snapshot's copy of whole tables) outlasts both limits, and the
+    /// connection has its usual ones again afterwards.
+    @Test func aLongTransaction_outlastsBothLimits_thenTheyHoldAgain() throws {
+        let pool = try PoolFixtures.makePool(size: 1) { configuration in
+            configuration.statementTimeout = .milliseconds(200)
+            configuration.queryTimeout = .milliseconds(400)
+        }
+        let slept = try pool.withLongTransaction(limit: .seconds(5)) { connection in
+            try connection.query("SELECT true AS slept FROM pg_sleep(0.6)").firstRow().decode("slept", as: Bool.self)
+        }
+        #expect(slept)
+        let error = #expect(throws: PostgresError.self) {
+            try pool.withConnection { try $0.query("SELECT pg_sleep(0.6)") }
+        }
+        #expect(error?.sqlState == .queryCanceled)
+    }
+
     @Test func defaultQueryTimeout_leavesRoomForTheServersOwn() {
         var configuration = ConnectionPool.Configuration(conninfo: "", size: 1)
         #expect(configuration.statementTimeout == .seconds(3))
