@@ -22,6 +22,8 @@ public struct DemoSeed: Sendable {
     /// Rows per statement: a few hundred milliseconds each, far below the pool's statement
     /// timeout even on a busy machine (10,000 posts in one statement took over a second).
     static let rowsPerStatement = 2_000
+    /// What a seed's statements and its COMMIT may each take.
+    static let patience: Duration = .seconds(120)
 
     let pool: ConnectionPool
     /// Posts and comments are dated back from its now.
@@ -50,7 +52,9 @@ public struct DemoSeed: Sendable {
     /// With no new users, the posts are written by (and liked by) people already there,
     /// the newest hundred profiles; with nobody there at all, posts are 409.
     func run(users userCount: Int, posts postCount: Int) throws -> Counts {
-        try pool.withTransaction { connection in
+        // Thousands of rows a statement: seconds on a busy machine, more than a request's
+        // limits (behind a transaction pooler only the client side's 4.5 s applies).
+        try pool.withLongTransaction(limit: Self.patience) { connection in
             let existing = userCount > 0 || postCount == 0 ? [] : try Self.existingAuthors(on: connection)
             // Before any write, as every write about posts does (see WriteLocks); the existing
             // authors' profiles shared, as a post of theirs takes it (their followers hold still
