@@ -9,9 +9,12 @@
 -- the table holds fewer rows from before the base than the snapshot does. A restore of the
 -- base's snapshot deletes the newer rows and inserts the snapshot's rows whose primary key
 -- is then missing; a table with neither is left alone. (A restore of another snapshot, or
--- a first one, empties and refills every table as before.) The caveat: a transaction
--- whose id came from a table outside the data (the dev clock's or faults') before the base
--- and that writes data after it would be taken for the base's; the server has none.
+-- a first one, empties and refills every table as before.) A save has its id before its
+-- locks (from its own row in dev_snapshots): rows committed in between count as newer,
+-- and a restore deletes them and puts them back from the copy, which is only more work.
+-- The caveat: a transaction whose id came from a table outside the data (the dev clock's
+-- or faults') before the base and that writes data after it would be taken for the base's;
+-- the server has none.
 
 CREATE TABLE dev_snapshot_tables (
     snapshot_id bigint NOT NULL REFERENCES dev_snapshots(id) ON DELETE CASCADE,

@@ -44,8 +44,9 @@ extension ConnectionPool {
 
     /// A transaction whose statements and COMMIT may each take up to `limit`, on both sides:
     /// the server's `statement_timeout` (for this transaction only) and this side's
-    /// `queryTimeout` (for this connection, while it is lent). For work that copies whole
-    /// tables (a development snapshot's save or restore), never for a request's own.
+    /// `queryTimeout` (for this connection, while it is lent). For bulk work of the
+    /// development routes (a snapshot's save or restore, a demo seed), never for a request's
+    /// own.
     public func withLongTransaction<T>(limit: Duration, _ body: (PostgresConnection) throws -> T) throws -> T {
         try withConnection { connection in
             let usual = connection.queryTimeout
