@@ -3,17 +3,19 @@
 // Each acts on every instance on the database.
 import { h, status, field, when, table } from './dom.js';
 
-// Runs `work`, says `done` (or the error) in `message`, then draws the list again.
+// Runs `work`, says `done` (or the error) in `message`, then draws the list again. (A
+// restore can end this very session, when it was signed in after the snapshot: the list's
+// 401 then says so.)
 function action(message, reload, work, done) {
   return async (event) => {
     event?.preventDefault();
     try {
       await work();
       message.replaceChildren(status(typeof done === 'function' ? done() : done));
+      await reload();
     } catch (error) {
-      message.replaceChildren(status(error.message, 'error'));
+      message.replaceChildren(status(error.status === 401 ? 'Your session ended: sign in again.' : error.message, 'error'));
     }
-    await reload();
   };
 }
 
