@@ -7,6 +7,18 @@ import TestSupport
 /// instance on the database (two instances here: what one sets, the other follows), and
 /// everything the contract times follows it. Trust mode only.
 @Suite struct DevClockTests {
+    /// A read of the shared state that began before the one in force never replaces it: an
+    /// announcement's read landing after this instance's own next change cannot undo it.
+    @Test func aStaleReadOfTheSharedState_neverUndoesANewerOne() {
+        let clock = ServerClock()
+        let older = DevState.ticket(), newer = DevState.ticket()
+        clock.apply(ServerClock.Setting(offsetMilliseconds: 60_000), read: newer)
+        clock.apply(.real, read: older)
+        #expect(clock.setting == ServerClock.Setting(offsetMilliseconds: 60_000))
+        clock.apply(.real, read: DevState.ticket())
+        #expect(clock.setting == .real)
+    }
+
     /// Two instances of one database.
     static func pair(token: Bool = false) throws -> (Application, Application) {
         let database = try TestDatabase.makeDatabase()

@@ -37,7 +37,13 @@ struct DevClock: Sendable {
                 SELECT pg_notify(\(DevState.channel), 'clock')
                 """)
         }
-        clock.apply(.real)
+        try refresh()
+    }
+
+    /// Reads the clock back after this instance changed it: in force here at once.
+    private func refresh() throws {
+        let ticket = DevState.ticket()
+        clock.apply(try pool.withConnection { try Self.read(on: $0) }, read: ticket)
     }
 
     /// The setting that puts the clock at `target` (SQL over `c.at`, where it stands now),
@@ -45,13 +51,12 @@ struct DevClock: Sendable {
     /// `onlyIfFrozen`: refused (422) unless the stored clock stands still.
     private func save(to target: SQLQuery, frozen: Bool?, onlyIfFrozen: Bool = false) throws {
         let real = ServerClock.realNow
-        let setting: ServerClock.Setting
         do {
-            setting = try saved(to: target, frozen: frozen, onlyIfFrozen: onlyIfFrozen, real: real)
+            _ = try saved(to: target, frozen: frozen, onlyIfFrozen: onlyIfFrozen, real: real)
         } catch let error as PostgresError where error.sqlState?.rawValue == "22008" {
             throw APIError.invalid("that time is outside what the database keeps (4713 BC to 294276 AD)")
         }
-        clock.apply(setting)
+        try refresh()
     }
 
     private func saved(to target: SQLQuery, frozen: Bool?, onlyIfFrozen: Bool, real: SQLQuery) throws -> ServerClock.Setting {

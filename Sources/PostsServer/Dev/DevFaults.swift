@@ -9,7 +9,8 @@ import Synchronization
 final class DevFaults: Sendable {
     private let pool: ConnectionPool
     private let clock: ServerClock
-    private let faults = ParkingLock<[Fault]>([])
+    /// The faults in force, and the read they came from (`DevState.ticket()`).
+    private let faults = ParkingLock<(list: [Fault], read: UInt64)>(([], 0))
     /// Whether any is in force: a request looks no further when none is.
     private let armed = Atomic<Bool>(false)
 
@@ -25,9 +26,19 @@ final class DevFaults: Sendable {
         try connection.query("SELECT * FROM dev_faults ORDER BY id").rows.map(Fault.init(row:))
     }
 
-    func replace(with list: [Fault]) {
-        faults.withLock { $0 = list }
-        armed.store(!list.isEmpty, ordering: .relaxed)
+    /// The faults as the read numbered `read` found them; an earlier read's are ignored.
+    func replace(with list: [Fault], read: UInt64) {
+        faults.withLock { state in
+            guard read > state.read else { return }
+            state = (list, read)
+            armed.store(!list.isEmpty, ordering: .relaxed)
+        }
+    }
+
+    /// Reads the faults back after this instance changed them: in force here at once.
+    private func refresh() throws {
+        let ticket = DevState.ticket()
+        replace(with: try list(), read: ticket)
     }
 
     func list() throws -> [Fault] {
@@ -36,7 +47,7 @@ final class DevFaults: Sendable {
 
     /// Saves a new fault and announces it; in force here at once.
     func create(_ fault: Fault) throws -> Fault {
-        let (created, all) = try pool.withTransaction { connection -> (Fault, [Fault]) in
+        let created = try pool.withTransaction { connection -> Fault in
             let row = try connection.query("""
                 INSERT INTO dev_faults (method, path, status, latency_ms, drop_connection, after_commit, times, probability,
                                         seed, created_at)
@@ -46,22 +57,22 @@ final class DevFaults: Sendable {
                 RETURNING *
                 """).firstRow()
             try Self.announce(on: connection)
-            return (try Fault(row: row), try Self.read(on: connection))
+            return try Fault(row: row)
         }
-        replace(with: all)
+        try refresh()
         return created
     }
 
     /// Removes one (false: no such fault), or all (`id` nil).
     @discardableResult
     func delete(_ id: Int64?) throws -> Bool {
-        let (removed, all) = try pool.withTransaction { connection -> (Bool, [Fault]) in
+        let removed = try pool.withTransaction { connection -> Bool in
             let removed = try connection.query(id.map { "DELETE FROM dev_faults WHERE id = \($0)" } ?? "DELETE FROM dev_faults")
                 .affectedRows > 0
             try Self.announce(on: connection)
-            return (removed, try Self.read(on: connection))
+            return removed
         }
-        replace(with: all)
+        try refresh()
         return removed
     }
 
@@ -75,7 +86,7 @@ final class DevFaults: Sendable {
     /// The draw for the n-th request a fault considers is a hash of its seed and n: the same
     /// seed picks the same requests again.
     func claim(method: String, path: String) throws -> Fault? {
-        let matching = faults.withLock { $0.filter { $0.matches(method: method, path: path) } }
+        let matching = faults.withLock { $0.list.filter { $0.matches(method: method, path: path) } }
         guard !matching.isEmpty else { return nil }
         return try pool.withConnection { connection -> Fault? in
             for fault in matching {

@@ -9,12 +9,22 @@ import Synchronization
 /// Trust mode only: a token-mode server never starts this, so it never reads them.
 ///
 /// Each change is saved and announced on `channel` in one statement; the instance that made
-/// it applies it at once, the others when the announcement arrives here: one dedicated
+/// it reads it back at once, the others when the announcement arrives here: one dedicated
 /// connection (LISTEN holds its session: never through a transaction-mode pooler) that reads
 /// the whole state again on each announcement, and on each (re)connect, so that one missed
 /// while the connection was down is never missed for good.
+///
+/// Reads are numbered as they begin (`ticket()`) and one is applied only over an earlier
+/// one: a read that began after a change committed sees it, so the state in force never
+/// goes back. (Without that, a read the previous announcement started could land after the
+/// instance's own next change and undo it here until the next announcement: a fault
+/// created and at once not in force.)
 final class DevState: @unchecked Sendable {
     static let channel = "posts_server_dev"
+    private static let reads = Atomic<UInt64>(0)
+
+    /// The number of a read of the state about to begin: greater than every earlier one's.
+    static func ticket() -> UInt64 { reads.add(1, ordering: .relaxed).newValue }
 
     private let conninfo: String
     private let clock: ServerClock
@@ -83,8 +93,9 @@ final class DevState: @unchecked Sendable {
     /// Reads the whole state; the first time, also where the count of restores stands (those
     /// before this instance started are none of its business), and then says it is loaded.
     private func read(on connection: PostgresConnection) throws {
-        clock.apply(try DevClock.read(on: connection))
-        faults.replace(with: try DevFaults.read(on: connection))
+        let ticket = Self.ticket()
+        clock.apply(try DevClock.read(on: connection), read: ticket)
+        faults.replace(with: try DevFaults.read(on: connection), read: ticket)
         let restoreCount = try Self.restoreCount(on: connection)
         if hasRead {
             restores.fire(generation: restoreCount)

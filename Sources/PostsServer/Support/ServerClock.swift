@@ -34,6 +34,8 @@ public final class ServerClock: Sendable {
 
     private struct State {
         var shared = Setting.real
+        /// The read `shared` came from (`DevState.ticket()`): an older read never replaces it.
+        var read: UInt64 = 0
         var advanced: Int64 = 0
     }
 
@@ -49,10 +51,13 @@ public final class ServerClock: Sendable {
         changed()
     }
 
-    /// The shared setting, as read from the database; observers are told when it moved.
-    func apply(_ setting: Setting) {
+    /// The shared setting, as read from the database by the read numbered `read`
+    /// (`DevState.ticket()`, taken before the read began); one from an earlier read than
+    /// the one in force is stale and ignored. Observers are told when it moved.
+    func apply(_ setting: Setting, read: UInt64) {
         let moved = state.withLock { state -> Bool in
-            defer { state.shared = setting }
+            guard read > state.read else { return false }
+            defer { state.shared = setting; state.read = read }
             return state.shared != setting
         }
         if moved { changed() }
