@@ -37,13 +37,15 @@ struct DevClock: Sendable {
                 SELECT pg_notify(\(DevState.channel), 'clock')
                 """)
         }
-        try refresh()
+        refreshAfterCommit()
     }
 
-    /// Reads the clock back after this instance changed it: in force here at once.
-    private func refresh() throws {
+    /// Reads the clock back after this instance changed it: in force here at once. The
+    /// change has committed: a failed read must not answer 503 (a retried advance would
+    /// move the clock twice); the announcement brings it here soon all the same.
+    private func refreshAfterCommit() {
         let ticket = DevState.ticket()
-        clock.apply(try pool.withConnection { try Self.read(on: $0) }, read: ticket)
+        if let setting = try? pool.withConnection({ try Self.read(on: $0) }) { clock.apply(setting, read: ticket) }
     }
 
     /// The setting that puts the clock at `target` (SQL over `c.at`, where it stands now),
@@ -56,7 +58,7 @@ struct DevClock: Sendable {
         } catch let error as PostgresError where error.sqlState?.rawValue == "22008" {
             throw APIError.invalid("that time is outside what the database keeps (4713 BC to 294276 AD)")
         }
-        try refresh()
+        refreshAfterCommit()
     }
 
     private func saved(to target: SQLQuery, frozen: Bool?, onlyIfFrozen: Bool, real: SQLQuery) throws -> ServerClock.Setting {

@@ -35,10 +35,12 @@ final class DevFaults: Sendable {
         }
     }
 
-    /// Reads the faults back after this instance changed them: in force here at once.
-    private func refresh() throws {
+    /// Reads the faults back after this instance changed them: in force here at once. The
+    /// change has committed: a failed read must not answer 503 (a retried create would
+    /// make a second fault); the announcement brings it here soon all the same.
+    private func refreshAfterCommit() {
         let ticket = DevState.ticket()
-        replace(with: try list(), read: ticket)
+        if let all = try? list() { replace(with: all, read: ticket) }
     }
 
     func list() throws -> [Fault] {
@@ -59,7 +61,7 @@ final class DevFaults: Sendable {
             try Self.announce(on: connection)
             return try Fault(row: row)
         }
-        try refresh()
+        refreshAfterCommit()
         return created
     }
 
@@ -72,7 +74,7 @@ final class DevFaults: Sendable {
             try Self.announce(on: connection)
             return removed
         }
-        try refresh()
+        refreshAfterCommit()
         return removed
     }
 
