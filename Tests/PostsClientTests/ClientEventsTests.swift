@@ -110,9 +110,10 @@ import TestSupport
 
     @Test func aServerThatStaysDown_endsTheSequence_afterTheAttemptsAreSpent() async throws {
         try await withDeadline {
-            let server = try ClientTestServer.start(cluster: .changes)
-            let client = server.client()
-            server.stop()
+            // A port nothing listens on, held: a stopped server's could be another test's by now.
+            let down = try RefusedPort()
+            defer { down.close() }
+            let client = PostsClient(baseURL: try #require(URL(string: "http://127.0.0.1:\(down.port)")), token: nil)
             var events = client.events(reconnect: RetryPolicy(maxAttempts: 3, initialDelay: .milliseconds(5),
                                                               maximumDelay: .milliseconds(20))).makeAsyncIterator()
             await #expect(throws: URLError.self) { _ = try await events.next() }
