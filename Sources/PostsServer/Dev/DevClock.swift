@@ -49,21 +49,21 @@ struct DevClock: Sendable {
     }
 
     /// The setting that puts the clock at `target` (SQL over `c.at`, where it stands now),
-    /// frozen or running, saved and announced; applied here once it is.
+    /// frozen or running, saved and announced; then read back here (`refreshAfterCommit`).
     /// `onlyIfFrozen`: refused (422) unless the stored clock stands still.
     private func save(to target: SQLQuery, frozen: Bool?, onlyIfFrozen: Bool = false) throws {
         let real = ServerClock.realNow
         do {
-            _ = try saved(to: target, frozen: frozen, onlyIfFrozen: onlyIfFrozen, real: real)
+            try saved(to: target, frozen: frozen, onlyIfFrozen: onlyIfFrozen, real: real)
         } catch let error as PostgresError where error.sqlState?.rawValue == "22008" {
             throw APIError.invalid("that time is outside what the database keeps (4713 BC to 294276 AD)")
         }
         refreshAfterCommit()
     }
 
-    private func saved(to target: SQLQuery, frozen: Bool?, onlyIfFrozen: Bool, real: SQLQuery) throws -> ServerClock.Setting {
-        try pool.withConnection { connection -> ServerClock.Setting in
-            guard let row = try connection.query("""
+    private func saved(to target: SQLQuery, frozen: Bool?, onlyIfFrozen: Bool, real: SQLQuery) throws {
+        try pool.withConnection { connection in
+            guard try connection.query("""
                 WITH c AS (
                     SELECT coalesce(d.frozen_at, \(real) + make_interval(secs => d.offset_ms / 1000.0), \(real)) AS at,
                            d.frozen_at IS NOT NULL AS frozen
@@ -80,8 +80,7 @@ struct DevClock: Sendable {
                 SELECT offset_ms, floor(extract(epoch FROM frozen_at) * 1000)::bigint AS frozen_at,
                        pg_notify(\(DevState.channel), 'clock') IS NULL AS announced
                 FROM saved
-                """).first else { throw APIError.invalid("seconds may be negative only while the clock is frozen") }
-            return ServerClock.Setting(offsetMilliseconds: try row.decode("offset_ms"), frozenAt: try row.decode("frozen_at"))
+                """).first != nil else { throw APIError.invalid("seconds may be negative only while the clock is frozen") }
         }
     }
 
