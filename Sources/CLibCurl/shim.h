@@ -1,6 +1,7 @@
 #ifndef CLIBCURL_SHIM_H
 #define CLIBCURL_SHIM_H
 #include <curl/curl.h>
+#include <string.h>
 
 /* curl_easy_setopt and curl_easy_getinfo are variadic, which Swift cannot call: one typed
    wrapper per kind of argument libcurl takes (long, string, pointer, callback). */
@@ -50,6 +51,45 @@ static inline const char *posts_curl_response_header(CURL *handle, const char *n
 
 static inline CURLcode posts_curl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
+}
+
+/* The multi interface's options (curl_multi_setopt is variadic too). */
+static inline CURLMcode posts_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
+    return curl_multi_setopt(multi, option, value);
+}
+
+/* Called once a transfer's connection is up, before its request is sent, with the peer's
+   address: returning non-zero (CURL_PREREQFUNC_ABORT) ends the transfer there. */
+typedef int (*posts_curl_prereq_callback)(void *context, char *peer_address, char *local_address,
+                                          int peer_port, int local_port);
+
+static inline CURLcode posts_curl_setopt_prereq_function(CURL *handle, posts_curl_prereq_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, callback);
+}
+
+/* Trusted CA certificates from memory (PEM), copied by libcurl. */
+static inline CURLcode posts_curl_setopt_ca_blob(CURL *handle, const void *data, size_t length) {
+    struct curl_blob blob = { (void *)data, length, CURL_BLOB_COPY };
+    return curl_easy_setopt(handle, CURLOPT_CAINFO_BLOB, &blob);
+}
+
+/* The CA bundle libcurl was built to trust, copied into `path` (empty when none or too
+   long): the handle's string is freed with it, so it is copied before. */
+static inline void posts_curl_default_ca_file(char *path, size_t capacity) {
+    const char *found = NULL;
+    path[0] = 0;
+    CURL *handle = curl_easy_init();
+    if (handle == NULL) return;
+    if (curl_easy_getinfo(handle, CURLINFO_CAINFO, &found) == CURLE_OK && found != NULL && strlen(found) < capacity) {
+        strcpy(path, found);
+    }
+    curl_easy_cleanup(handle);
+}
+
+/* Whether this libcurl speaks HTTP/2 (built with nghttp2). */
+static inline int posts_curl_supports_http2(void) {
+    curl_version_info_data *info = curl_version_info(CURLVERSION_NOW);
+    return info != NULL && (info->features & CURL_VERSION_HTTP2) != 0;
 }
 
 #endif

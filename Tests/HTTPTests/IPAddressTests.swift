@@ -43,4 +43,17 @@ import Testing
             #expect(IPAddress(text)?.isLoopback == false, "\(text)")
         }
     }
+
+    /// What the server's own requests to addresses others name (a Web Push endpoint) may
+    /// reach: the public internet, never this machine or its networks.
+    @Test func onlyPublicAddresses_areGloballyRoutable() {
+        for text in ["8.8.8.8", "142.250.74.10", "2a00:1450:4007:80e::200a", "100.128.0.1", "172.32.0.1", "::ffff:8.8.4.4"] {
+            #expect(IPAddress(text)?.isGloballyRoutable == true, "\(text)")
+        }
+        for text in ["127.0.0.1", "127.9.9.9", "10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.1.1", "169.254.169.254",
+                     "100.64.0.1", "0.0.0.0", "224.0.0.1", "255.255.255.255", "192.0.2.1", "::", "::1", "fe80::1", "fc00::1",
+                     "fd12:3456::1", "ff02::1", "2001:db8::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1"] {
+            #expect(IPAddress(text)?.isGloballyRoutable == false, "\(text)")
+        }
+    }
 }

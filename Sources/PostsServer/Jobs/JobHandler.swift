@@ -18,8 +18,9 @@ enum JobOutcome: Sendable, Equatable {
     /// Nothing left to do (what it was for is gone, or may no longer be done): the job is
     /// deleted, and counted apart from the work actually done.
     case skipped
-    /// Worth another try after the kind's backoff (until its window ends).
-    case retry(String)
+    /// Worth another try after the kind's backoff, or after `after` seconds when the far
+    /// side said how long to wait (`Retry-After`); never past the kind's window.
+    case retry(String, after: Int? = nil)
     /// No try can mend it (a mail relay's 5xx): the job dies at once.
     case dead(String)
     /// Not tried after all (the runner is stopping, or an earlier job of the batch found
@@ -46,6 +47,9 @@ struct JobContext: Sendable {
     let logger: Logger
     /// False once the runner is stopping: a handler gives back what it has not started.
     let isRunning: @Sendable () -> Bool
+    /// Looks for due jobs now: a handler that queued jobs of another kind calls it after
+    /// its commit.
+    let wake: @Sendable () -> Void
 
     /// Tries each job on its own, for work that only touches the database (a fan-out, a
     /// purge): one job's failure says nothing of the next, so each that throws is retried

@@ -40,7 +40,7 @@ struct JobKind: Sendable, Hashable, CustomStringConvertible {
 
 extension JobKind {
     /// Every kind there is (whether or not this instance runs it).
-    static let all: [JobKind] = [.mail, .push, .storageDeletion, .feedFanOut, .accountPurge, .changesPrune, .upkeepPrune]
+    static let all: [JobKind] = [.mail, .push, .pushSend, .storageDeletion, .feedFanOut, .accountPurge, .changesPrune, .upkeepPrune]
 
     /// API.md "Sign-in mail": a message is retried with backoff (1 s, 2 s, 4 s … at most
     /// 5 min) until it is 15 minutes old, past a code's life. Few at once, and a lease
@@ -52,6 +52,14 @@ extension JobKind {
     /// API.md "Push": a delivery is retried with the same backoff for an hour.
     static let push = JobKind(name: "push.deliver", batch: 8, leaseSeconds: 120, windowSeconds: 60 * 60,
                               firstBackoffSeconds: 1, maxBackoffSeconds: 300)
+
+    /// API.md "Push to every device": one notification to one device through APNs, FCM or
+    /// Web Push, queued by the notification's `push.deliver` job. Retried like the webhook
+    /// (or when the service's `Retry-After` says) for an hour. A batch goes out at once,
+    /// each push a stream of one connection per service; the lease covers a batch sent
+    /// twice (new credentials) at its timeouts.
+    static let pushSend = JobKind(name: "push.send", batch: 100, leaseSeconds: 120, windowSeconds: 60 * 60,
+                                  firstBackoffSeconds: 1, maxBackoffSeconds: 300)
 
     /// API.md "Storage for many instances": an image a commit dropped is deleted from the
     /// store; an outage of the store delays the deletion, never loses it.

@@ -13,6 +13,11 @@ enum JobPayload {
         /// queued (the push service de-duplicates a retried delivery by it).
         case notificationID = "notification_id"
         case deliveryID = "delivery_id"
+        /// `push.deliver`, once its direct pushes are queued (a retry of its webhook post
+        /// queues them no more). `push.send`: the notification and the device token (the
+        /// key of its `push_tokens` row).
+        case expanded
+        case platform, token
         /// `storage.delete`: the image's URL.
         case url
         /// `feed.fanout`: the post and its author; `before_at`/`before_id`, the follower it
@@ -42,6 +47,20 @@ enum JobPayload {
 
     static func push(notification: String) -> SQLQuery {
         object([(.notificationID, SQLQuery(unsafeSQL: notification)), (.deliveryID, "gen_random_uuid()")])
+    }
+
+    static func pushSend(notification: SQLQuery, platform: SQLQuery, token: SQLQuery) -> SQLQuery {
+        object([(.notificationID, notification), (.platform, platform), (.token, token)])
+    }
+
+    /// The payload of the `jobs` row `row` with `member` set to true (a json column).
+    static func marked(_ member: Member, in row: String) -> SQLQuery {
+        SQLQuery(unsafeSQL: "(\(row).payload::jsonb || jsonb_build_object('\(member.rawValue)', true))::json")
+    }
+
+    /// Whether `member` is set in the payload of the `jobs` row `row`.
+    static func has(_ member: Member, in row: String) -> SQLQuery {
+        SQLQuery(unsafeSQL: "coalesce((\(row).payload ->> '\(member.rawValue)')::boolean, false)")
     }
 
     static func feedFanOut(post: SQLQuery, author: SQLQuery, before: (at: SQLQuery, id: SQLQuery)? = nil) -> SQLQuery {

@@ -59,13 +59,17 @@ struct JobQueue: Sendable {
             switch outcome {
             case .done, .skipped: verdicts.append(kind.recurs ? "again" : "done"); errors.append("")
             case .untried: verdicts.append("untried"); errors.append("")
-            case .retry(let error): verdicts.append("retry"); errors.append(String(error.prefix(500)))
+            case .retry(let error, _): verdicts.append("retry"); errors.append(String(error.prefix(500)))
             case .dead(let error): verdicts.append("dead"); errors.append(String(error.prefix(500)))
             }
             // After a success a recurring kind's next run is a period away; after a failure
             // every kind waits its backoff.
             let succeeded = outcome == .done || outcome == .skipped
-            delays.append(Int64(succeeded ? kind.everySeconds ?? 0 : kind.backoffSeconds(afterAttempt: job.attempts)))
+            if case .retry(_, let after?) = outcome {
+                delays.append(Int64(max(after, 0)))
+            } else {
+                delays.append(Int64(succeeded ? kind.everySeconds ?? 0 : kind.backoffSeconds(afterAttempt: job.attempts)))
+            }
         }
         // A kind without a window keeps trying: its window's end is never reached.
         let window: SQLQuery = kind.windowSeconds.map { "j.created_at + make_interval(secs => \(literal: $0))" }

@@ -76,7 +76,7 @@ extension JobRunner {
         switch outcome {
         case .done, .skipped, .untried:
             return
-        case .retry(let reason):
+        case .retry(let reason, _):
             logger.warning("a job failed; it will be tried again unless its window has passed",
                            metadata: metadata.merging(["error": "\(reason)"]) { $1 })
         case .dead(let reason):

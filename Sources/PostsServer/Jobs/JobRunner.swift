@@ -81,7 +81,7 @@ final class JobRunner: Sendable {
     }
 
     var context: JobContext {
-        JobContext(pool: pool, clock: clock, logger: logger, isRunning: { [self] in isRunning })
+        JobContext(pool: pool, clock: clock, logger: logger, isRunning: { [self] in isRunning }, wake: { [weak self] in self?.wake() })
     }
 
     var isRunning: Bool { running.load(ordering: .acquiring) }

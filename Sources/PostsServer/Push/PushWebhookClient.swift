@@ -58,14 +58,7 @@ final class PushWebhookClient {
     /// The request's options, set again each time (cheap, and a handle never carries one
     /// request's pointers into the next).
     private func configure(_ response: CurlTransfer.BoundedBody) -> Bool {
-        var ok = transfer.setShared(connectTimeoutSeconds: 5, timeoutSeconds: 10)
-        func set(_ option: CURLoption, _ value: Int) { ok = ok && transfer.set(option, value) }
-        func set(_ option: CURLoption, _ value: String) { ok = ok && transfer.set(option, value) }
-        set(CURLOPT_URL, settings.url)
-        // Only HTTP(S), and no redirects: a receiver cannot send our signed bodies elsewhere.
-        set(CURLOPT_PROTOCOLS_STR, "http,https")
-        set(CURLOPT_FOLLOWLOCATION, 0)
-        set(CURLOPT_USERAGENT, "posts-server")
-        return ok && transfer.collect(into: response)
+        transfer.setShared(connectTimeoutSeconds: 5, timeoutSeconds: 10)
+            && transfer.setRequest(url: settings.url, protocols: "http,https") && transfer.collect(into: response)
     }
 }

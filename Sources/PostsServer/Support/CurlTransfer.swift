@@ -57,6 +57,7 @@ final class CurlTransfer {
 
     /// The options every transfer has; false when libcurl refused one.
     func setShared(connectTimeoutSeconds: Int, timeoutSeconds: Int) -> Bool {
+        errorBuffer[0] = 0
         // Threads: no SIGALRM for DNS timeouts (libcurl's signal handling is process-wide).
         var ok = set(CURLOPT_NOSIGNAL, 1)
         ok = ok && set(CURLOPT_CONNECTTIMEOUT, connectTimeoutSeconds) && set(CURLOPT_TIMEOUT, timeoutSeconds)
@@ -69,14 +70,27 @@ final class CurlTransfer {
         return ok
     }
 
+    /// A request of ours to `url`: only the `protocols` named (`"https"`, `"http,https"`),
+    /// no redirects (a receiver cannot send our signed bodies elsewhere), our user agent.
+    func setRequest(url: String, protocols: String) -> Bool {
+        set(CURLOPT_URL, url) && set(CURLOPT_PROTOCOLS_STR, protocols) && set(CURLOPT_FOLLOWLOCATION, 0)
+            && set(CURLOPT_USERAGENT, "posts-server")
+    }
+
     /// Runs the transfer set up on the handle.
     func perform() -> Result {
         errorBuffer[0] = 0
-        let code = curl_easy_perform(handle)
+        return result(of: Int(curl_easy_perform(handle).rawValue))
+    }
+
+    /// What came of the transfer that ended with libcurl's `code` (by `perform`, or driven
+    /// by a multi handle, whose caller clears nothing: `setShared` cleared the words).
+    func result(of code: Int) -> Result {
         var responseCode = 0
         _ = posts_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &responseCode)
-        let message = errorBuffer[0] != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code))
-        return Result(code: Int(code.rawValue), responseCode: responseCode, message: message)
+        let message = errorBuffer[0] != 0 ? String(cString: errorBuffer)
+            : String(cString: curl_easy_strerror(CURLcode(rawValue: UInt32(truncatingIfNeeded: code))))
+        return Result(code: code, responseCode: responseCode, message: message)
     }
 }
 
