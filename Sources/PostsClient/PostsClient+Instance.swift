@@ -27,9 +27,12 @@ public struct InstanceInfo: Codable, Sendable, Equatable {
     /// How one signs in: `email` (codes), then each provider `signIn(provider:idToken:)`
     /// takes (`apple`, `google`, as the operator named them). Empty from older servers.
     public let signIn: [String]
+    /// With Web Push configured: the key a page passes to `pushManager.subscribe` as
+    /// `applicationServerKey` (base64url); nil otherwise.
+    public let webPushPublicKey: String?
 
     public init(name: String, contactEmail: String?, termsURL: URL?, privacyURL: URL?, version: String, features: [String],
-                signIn: [String] = ["email"]) {
+                signIn: [String] = ["email"], webPushPublicKey: String? = nil) {
         self.name = name
         self.contactEmail = contactEmail
         self.termsURL = termsURL
@@ -37,6 +40,7 @@ public struct InstanceInfo: Codable, Sendable, Equatable {
         self.version = version
         self.features = features
         self.signIn = signIn
+        self.webPushPublicKey = webPushPublicKey
     }
 
     public init(from decoder: any Decoder) throws {
@@ -48,6 +52,7 @@ public struct InstanceInfo: Codable, Sendable, Equatable {
         version = try container.decode(String.self, forKey: .version)
         features = try container.decode([String].self, forKey: .features)
         signIn = try container.decodeIfPresent([String].self, forKey: .signIn) ?? []
+        webPushPublicKey = try container.decodeIfPresent(String.self, forKey: .webPushPublicKey)
     }
 
     /// Whether the server lists `feature`.
@@ -56,6 +61,7 @@ public struct InstanceInfo: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case name, version, features
         case signIn = "sign_in"
+        case webPushPublicKey = "webpush_public_key"
         case contactEmail = "contact_email"
         case termsURL = "terms_url"
         case privacyURL = "privacy_url"

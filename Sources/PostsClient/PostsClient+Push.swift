@@ -1,7 +1,9 @@
 import Foundation
 
-/// Where the server's push webhook can reach this device (API.md "Push"): the app registers
-/// the token APNs or FCM gave it after signing in, and removes it before signing out.
+/// Where the server can reach this device (API.md "Push" and "Push to every device"): the
+/// app registers the token APNs or FCM gave it (or a browser's Web Push subscription) after
+/// signing in, and removes it before signing out. The server pushes to APNs, FCM and Web
+/// Push itself when configured, or through its webhook.
 extension PostsClient {
     /// Registers this device's token for the signed-in account; calling it again (each
     /// launch, say) is harmless. A token another account registered on this device moves to
@@ -13,6 +15,19 @@ extension PostsClient {
             ("device_id", deviceID.map(JSONValue.string) ?? .null),
         ])
         return try await send(request, as: PushTokenEnvelope.self).pushToken
+    }
+
+    /// Registers a browser's Web Push subscription (what `PushSubscription.toJSON()` gives:
+    /// its endpoint and its `p256dh` and `auth` keys, base64url), made with the instance's
+    /// `webPushPublicKey` as `applicationServerKey`. Remove it with `removePushToken` and
+    /// the `token` of the answer.
+    @discardableResult
+    public func registerWebPushSubscription(endpoint: URL, p256dh: String, auth: String,
+                                            deviceID: String? = nil) async throws -> PushToken {
+        let subscription = try JSONSerialization.data(withJSONObject: [
+            "endpoint": endpoint.absoluteString, "keys": ["p256dh": p256dh, "auth": auth],
+        ], options: [.sortedKeys, .withoutEscapingSlashes])
+        return try await registerPushToken(String(decoding: subscription, as: UTF8.self), platform: .webpush, deviceID: deviceID)
     }
 
     /// Stops pushes to this token; false when the account had no such token (already

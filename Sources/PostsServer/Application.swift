@@ -71,9 +71,16 @@ public final class Application: Sendable {
         } else if configuration.authMode == .token {
             logger.warning("SMTP_URL is not set: sign-in codes will not be delivered (they wait in the outbox table for an external mailer; see README \"Sending mail\")")
         }
+        let directPush = try DirectPush(settings: configuration.pushProviders)
+        if configuration.push != nil || directPush != nil {
+            workers.append(PushDelivery.worker(settings: configuration.push, direct: directPush?.platforms ?? []))
+        }
         if let push = configuration.push {
-            workers.append(PushDelivery.worker(settings: push))
             logger.info("push sender started", metadata: ["url": "\(push)"])
+        }
+        if let directPush {
+            workers.append(directPush.worker)
+            logger.info("direct push started", metadata: ["services": "\(directPush.platforms.map(\.rawValue).joined(separator: ", "))"])
         }
         jobs = JobRunner(workers: workers, conninfo: databaseURL, pooler: configuration.database.pooler, clock: clock,
                          logger: logger)
@@ -105,14 +112,23 @@ public final class Application: Sendable {
         var routes = RouteTable(pipeline: Pipeline(identity: identity, changes: nudge, reads: reads,
                                                    limiter: limiter, localOriginsOnly: localOriginsOnly, faults: faults))
         let mailConfigured = configuration.mail != nil
+        // What /api/health and the console's overview say of each way of pushing.
+        let webhookConfigured = configuration.push != nil
+        let pushStates: @Sendable () -> [(String, String)] = { [jobs] in
+            let webhook = !webhookConfigured ? "not_configured" : jobs.statistics.counters(of: .push).lastTryFailed ? "failing" : "ok"
+            return [("webhook", webhook)] + PushTokenInput.Platform.allCases.map { platform in
+                guard let directPush, directPush.platforms.contains(platform) else { return (platform.rawValue, "not_configured") }
+                return (platform.rawValue, directPush.metrics.snapshot.failing.contains(platform) ? "failing" : "ok")
+            }
+        }
         // What /api/health and the console's overview say of mail.
         let mailState: @Sendable () -> HealthRoutes.MailState = { [jobs] in
             guard mailConfigured else { return .notConfigured }
             return jobs.statistics.counters(of: .mail).lastTryFailed ? .failing : .ok
         }
-        HealthRoutes.register(on: &routes, pool: pool, mail: mailState, storageFailing: { storageMetrics.isFailing })
+        HealthRoutes.register(on: &routes, pool: pool, mail: mailState, storageFailing: { storageMetrics.isFailing }, push: pushStates)
         OpenAPIRoutes.register(on: &routes)
-        InstanceRoutes.register(on: &routes, configuration: configuration)
+        InstanceRoutes.register(on: &routes, configuration: configuration, webPushPublicKey: directPush?.webPushPublicKey)
         AuthRoutes.register(on: &routes, auth: auth, profiles: profiles)
         OIDCRoutes.register(on: &routes, keys: providerKeys,
                             signIn: ProviderSignIn(pool: pool, accounts: accounts, tokens: tokens),
@@ -131,17 +147,16 @@ public final class Application: Sendable {
         let consoleAssets = Self.consoleAssets(in: configuration.consoleDirectory, logger: logger)
         let moderation = ModerationService(pool: pool, posts: posts, comments: comments, clock: clock)
         ModerationRoutes.register(on: &routes, reports: ReportService(pool: pool, clock: clock), moderation: moderation)
-        let pushConfigured = configuration.push != nil
-        let overview = ConsoleOverview(pool: pool, clock: clock, health: { [jobs] in
-            let mail = mailState().rawValue
-            let push = !pushConfigured ? "not_configured" : jobs.statistics.counters(of: .push).lastTryFailed ? "failing" : "ok"
-            return [("mail", mail), ("storage", storageMetrics.isFailing ? "failing" : "ok"), ("push", push)]
+        let overview = ConsoleOverview(pool: pool, clock: clock, health: {
+            let push = pushStates().filter { $0.1 != "not_configured" }
+            let summary = push.isEmpty ? "not_configured" : push.contains { $0.1 == "failing" } ? "failing" : "ok"
+            return [("mail", mailState().rawValue), ("storage", storageMetrics.isFailing ? "failing" : "ok"), ("push", summary)]
         })
         let sessions = Sessions(pool: pool, lifetimeSeconds: configuration.tokenLifetime.components.seconds, clock: clock)
         ConsoleAPIRoutes.register(on: &routes, moderation: moderation, overview: overview,
                                   lookup: UserLookup(pool: pool, sessions: sessions), record: UserRecord(pool: pool, sessions: sessions))
         ConsoleRoutes.register(on: &routes, assets: consoleAssets)
-        PushTokenRoutes.register(on: &routes, tokens: PushTokens(pool: pool, clock: clock))
+        PushTokenRoutes.register(on: &routes, tokens: PushTokens(pool: pool, clock: clock), webPush: directPush)
         AccountRoutes.register(on: &routes, sessions: sessions, export: AccountExport(pool: pool, sessions: sessions),
                                deletion: AccountDeletion(pool: pool, effects: effects, images: images, clock: clock))
         // LISTEN holds its session: never through a transaction-mode pooler.
@@ -157,6 +172,7 @@ public final class Application: Sendable {
         MetricsRoutes.register(on: &routes, sources: MetricsRoutes.Sources(
             requests: requests, pool: pool, feed: feed, jobs: jobs, outbox: outbox,
             images: images.counters, storage: storageMetrics, upkeep: upkeepPruner,
+            push: MetricsRoutes.PushSources(webhook: configuration.push != nil, direct: directPush),
             openConnections: { madeServer.withLock { $0?.openConnections ?? 0 } }))
         if let faults {
             DevRoutes.register(on: &routes, outbox: outbox, reset: DevReset(pool: pool, images: images),

@@ -66,6 +66,8 @@ public struct Configuration: Sendable {
     public var consoleDirectory: String?
     /// `PUSH_WEBHOOK_URL`, `PUSH_WEBHOOK_SECRET`: new notifications POSTed there; off when nil.
     public var push: PushSettings?
+    /// APNs, FCM and Web Push, sent to directly (API.md "Push to every device").
+    public var pushProviders = PushProviderSettings()
     /// `STORAGE_URL` and the S3 settings: images in `UPLOAD_DIR` when nil.
     public var storage: StorageSettings?
 
@@ -202,6 +204,7 @@ public struct Configuration: Sendable {
         configuration.consoleDirectory = value("CONSOLE_DIR")
         configuration.oidcProviders = try value("OIDC_PROVIDERS").map(OIDCProvider.parseList) ?? []
         configuration.push = try PushSettings.parse(url: value("PUSH_WEBHOOK_URL"), secret: value("PUSH_WEBHOOK_SECRET"))
+        configuration.pushProviders = try PushProviderSettings.parse(value)
         configuration.storage = try StorageSettings.parse(url: value("STORAGE_URL"), accessKeyID: value("S3_ACCESS_KEY_ID"),
                                                           secretAccessKey: value("S3_SECRET_ACCESS_KEY"),
                                                           publicURL: value("S3_PUBLIC_URL"))

@@ -15,8 +15,10 @@ enum HealthRoutes {
 
     private static let pong = Response.json(Array(#"{"status":"success","message":"pong"}"#.utf8))
 
+    /// `push`: each way of pushing (the webhook, then APNs, FCM, Web Push) and its state:
+    /// `not_configured`, `ok`, or `failing` while its last try failed.
     static func register(on routes: inout RouteTable, pool: ConnectionPool, mail: @escaping @Sendable () -> MailState,
-                         storageFailing: @escaping @Sendable () -> Bool) {
+                         storageFailing: @escaping @Sendable () -> Bool, push: @escaping @Sendable () -> [(String, String)]) {
         routes.get("/api/ping", access: .open, runsOnEventLoop: true) { _, _ in pong }
         routes.get("/api/health", access: .open) { _, _ in
             // The primary decides the status; a replica down only moves reads to the others.
@@ -25,6 +27,9 @@ enum HealthRoutes {
             health.add("database", "ok")
             health.add("mail", mail().rawValue)
             health.add("storage", storageFailing() ? "failing" : "ok")
+            var pushStates = JSONObject()
+            for (name, state) in push() { pushStates.add(name, state) }
+            health.add("push", pushStates)
             health.add("replicas", (pool.replicas?.statuses ?? []).map(replicaJSON))
             return health.response()
         }

@@ -66,7 +66,7 @@ public struct InstanceInformation: Sendable, Equatable {
         // still deliver them from the outbox table: its absence does not mean no mail.
         if configuration.mail != nil { features.append("mail") }
         // New notifications are pushed to registered tokens: registering one is worthwhile.
-        if configuration.push != nil { features.append("push") }
+        if configuration.push != nil || !configuration.pushProviders.isEmpty { features.append("push") }
         // Images live in an S3-compatible bucket: every instance serves every image, and
         // with S3_PUBLIC_URL they may come from a CDN (a client follows the 302).
         if configuration.storage?.location.isS3 == true { features.append("s3") }

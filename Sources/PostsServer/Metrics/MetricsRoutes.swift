@@ -19,6 +19,7 @@ enum MetricsRoutes {
         let storage: StorageMetrics
         /// Rows the pruner removed, by rule.
         let upkeep: UpkeepPruner
+        let push: PushSources
         let openConnections: @Sendable () -> Int
     }
 

@@ -1,21 +1,28 @@
 import Postgres
 
-/// Posts new notifications to `PUSH_WEBHOOK_URL`: the `push.deliver` jobs (`JobKind.push`),
-/// one per notification, each with its `X-Posts-Delivery` id fixed when it was queued. A
-/// batch reads what its bodies need as things are now (the recipient's tokens, the actor's
-/// names), then posts them over one connection with no database connection held. A
+/// Sends each new notification on its way: the `push.deliver` jobs (`JobKind.push`), one
+/// per notification, each with its `X-Posts-Delivery` id fixed when it was queued. A batch
+/// reads what its pushes need as things are now (the recipient's tokens, the actor's
+/// names). The tokens of a platform this instance pushes to directly (APNs, FCM, Web Push)
+/// each get a `push.send` job, queued once by the same statement; the rest go to
+/// `PUSH_WEBHOOK_URL`, when set, over one connection with no database connection held. A
 /// notification that is gone (its act undone) or that its recipient may no longer see (the
-/// actor since muted, blocked or suspended) is not posted: its job is simply done.
+/// actor since muted, blocked or suspended) is not pushed: its job is simply done.
 final class PushDelivery: JobHandler {
-    private let client: PushWebhookClient
+    private let client: PushWebhookClient?
+    /// The platforms whose tokens get `push.send` jobs instead of the webhook.
+    private let direct: [PushTokenInput.Platform]
 
-    init(settings: PushSettings, cancellation: CurlTransfer.Cancellation) throws {
-        client = try PushWebhookClient(settings: settings, cancellation: cancellation)
+    init(settings: PushSettings?, direct: [PushTokenInput.Platform], cancellation: CurlTransfer.Cancellation) throws {
+        client = try settings.map { try PushWebhookClient(settings: $0, cancellation: cancellation) }
+        self.direct = direct
     }
 
     /// The push kind's place in the job runner.
-    static func worker(settings: PushSettings) -> JobWorker {
-        JobWorker(kind: .push, makeHandler: { cancellation in try PushDelivery(settings: settings, cancellation: cancellation) })
+    static func worker(settings: PushSettings?, direct: [PushTokenInput.Platform]) -> JobWorker {
+        JobWorker(kind: .push, makeHandler: { cancellation in
+            try PushDelivery(settings: settings, direct: direct, cancellation: cancellation)
+        })
     }
 
     private struct Delivery {
@@ -24,7 +31,9 @@ final class PushDelivery: JobHandler {
     }
 
     func perform(_ jobs: [ClaimedJob], context: JobContext) throws -> [JobOutcome] {
-        let deliveries = try load(jobs, on: context.pool)
+        let (deliveries, queued) = try load(jobs, context: context)
+        if queued > 0 { context.wake() }
+        guard let client else { return jobs.map { deliveries[$0.id] == nil ? .skipped : .done } }
         return context.tryInOrder(jobs) { job in
             guard let delivery = deliveries[job.id] else { return .skipped }
             switch client.post(delivery.payload.body, deliveryID: delivery.deliveryID) {
@@ -57,22 +66,42 @@ final class PushDelivery: JobHandler {
     }
 
     /// The jobs' pushes that still stand, by job: the notification, its actor's names and
-    /// the recipient's tokens as they are now (a token removed meanwhile is never posted).
-    private func load(_ jobs: [ClaimedJob], on pool: ConnectionPool) throws -> [Int64: Delivery] {
-        let rows = try pool.withConnection { connection in
+    /// the recipient's webhook tokens as they are now (a token removed meanwhile is never
+    /// posted); and how many `push.send` jobs the same statement queued for the direct
+    /// platforms' tokens (on a job's first try only: it is marked `expanded`).
+    private func load(_ jobs: [ClaimedJob], context: JobContext) throws -> ([Int64: Delivery], queued: Int) {
+        let now = context.clock.now
+        let directNames = PostgresArray(direct.map(\.rawValue))
+        let rows = try context.pool.withConnection { connection in
             try connection.query("""
-                SELECT j.id AS job_id, \(JobPayload.member(.deliveryID, of: "j.payload")) AS delivery_id, n.id AS notification_id, n.type,
-                       n.recipient_id, n.actor_id, n.post_id, n.comment_id::text AS comment_id,
-                       pr.username, pr.full_name, t.platform, t.token, t.device_id
-                FROM jobs j
-                JOIN notifications n ON n.id = \(JobPayload.member(.notificationID, of: "j.payload", as: "bigint"))
-                JOIN profiles pr ON pr.user_id = n.actor_id
-                LEFT JOIN push_tokens t ON t.user_id = n.recipient_id
-                WHERE j.id = ANY(\(PostgresArray(jobs.map(\.id))))
-                  \(Visibility.visibleNow(on: .push, author: "n.actor_id", viewer: "n.recipient_id", suspendedFlag: "pr.suspended"))
-                ORDER BY j.id, t.created_at, t.platform, t.token
+                WITH claimed AS (
+                    SELECT j.id AS job_id, \(JobPayload.member(.deliveryID, of: "j.payload")) AS delivery_id,
+                           \(JobPayload.has(.expanded, in: "j")) AS expanded, n.id AS notification_id, n.type,
+                           n.recipient_id, n.actor_id, n.post_id, n.comment_id::text AS comment_id, pr.username, pr.full_name
+                    FROM jobs j
+                    JOIN notifications n ON n.id = \(JobPayload.member(.notificationID, of: "j.payload", as: "bigint"))
+                    JOIN profiles pr ON pr.user_id = n.actor_id
+                    WHERE j.id = ANY(\(PostgresArray(jobs.map(\.id))))
+                      \(Visibility.visibleNow(on: .push, author: "n.actor_id", viewer: "n.recipient_id", suspendedFlag: "pr.suspended"))
+                ), direct AS (
+                    INSERT INTO jobs (kind, payload, run_at, created_at)
+                    SELECT \(JobKind.pushSend.name), \(JobPayload.pushSend(notification: "c.notification_id", platform: "t.platform",
+                                                                          token: "t.token")), \(now), \(now)
+                    FROM claimed c JOIN push_tokens t ON t.user_id = c.recipient_id AND t.platform = ANY(\(directNames))
+                    WHERE NOT c.expanded
+                    ORDER BY c.job_id, t.created_at, t.platform, t.token
+                    RETURNING 1
+                ), marked AS (
+                    UPDATE jobs j SET payload = \(JobPayload.marked(.expanded, in: "j"))
+                    FROM claimed c WHERE j.id = c.job_id AND NOT c.expanded AND cardinality(\(directNames)) > 0
+                )
+                SELECT c.*, t.platform, t.token, t.device_id, (SELECT count(*) FROM direct) AS queued
+                FROM claimed c
+                LEFT JOIN push_tokens t ON t.user_id = c.recipient_id AND t.platform <> ALL(\(directNames))
+                ORDER BY c.job_id, t.created_at, t.platform, t.token
                 """).rows
         }
+        let queued: Int = try rows.first?.decode("queued") ?? 0
         // One row per token (or one without any): folded back into one push each.
         var deliveries: [Int64: Delivery] = [:]
         var tokens: [PushPayload.Token] = []
@@ -92,6 +121,6 @@ final class PushDelivery: JobHandler {
             deliveries[jobID] = Delivery(deliveryID: try row.decode("delivery_id"), payload: payload)
             tokens = []
         }
-        return deliveries
+        return (deliveries, queued)
     }
 }

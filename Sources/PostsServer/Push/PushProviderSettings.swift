@@ -27,6 +27,9 @@ public struct PushProviderSettings: Sendable, Equatable {
         public var vapidKeyFile: String
         /// A `mailto:` or `https:` contact, the VAPID token's `sub`.
         public var subject: String
+        /// `WEBPUSH_ALLOW_PRIVATE=1`: endpoints at private and loopback addresses are pushed
+        /// to (a test's push service); otherwise only public ones, since users name them.
+        public var allowsPrivatePeers = false
     }
 
     public var apns: APNs?
@@ -50,6 +53,10 @@ public struct PushProviderSettings: Sendable, Equatable {
                 throw Configuration.Invalid(description: "APNs needs \(missing.joined(separator: ", ")) too "
                     + "(the .p8 auth key from Apple's developer account, its key id, your team id and the app's bundle id)")
             }
+            // They go into the token and a header as they are.
+            for name in ["APNS_KEY_ID", "APNS_TEAM_ID", "APNS_TOPIC"] where value(name)!.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F }) {
+                throw Configuration.Invalid(description: "\(name) must be printable ASCII without spaces")
+            }
             let host: String
             switch value("APNS_ENVIRONMENT")?.lowercased() ?? "production" {
             case "production": host = apnsProduction
@@ -65,13 +72,16 @@ public struct PushProviderSettings: Sendable, Equatable {
             throw Configuration.Invalid(description: "FCM_URL needs FCM_SERVICE_ACCOUNT_FILE (Firebase's service account key)")
         }
         switch (value("WEBPUSH_VAPID_KEY_FILE"), value("WEBPUSH_SUBJECT")) {
-        case (nil, nil): break
+        case (nil, nil):
+            if value("WEBPUSH_ALLOW_PRIVATE") != nil {
+                throw Configuration.Invalid(description: "WEBPUSH_ALLOW_PRIVATE needs WEBPUSH_VAPID_KEY_FILE and WEBPUSH_SUBJECT")
+            }
         case (let file?, let subject?):
             let lowered = subject.lowercased()
             guard lowered.hasPrefix("mailto:") || lowered.hasPrefix("https://") else {
                 throw Configuration.Invalid(description: "WEBPUSH_SUBJECT must be a mailto: or https: contact, not \"\(subject)\"")
             }
-            settings.webPush = WebPush(vapidKeyFile: file, subject: subject)
+            settings.webPush = WebPush(vapidKeyFile: file, subject: subject, allowsPrivatePeers: value("WEBPUSH_ALLOW_PRIVATE") == "1")
         case (nil, _): throw Configuration.Invalid(description: "WEBPUSH_SUBJECT needs WEBPUSH_VAPID_KEY_FILE (a P-256 private key, PEM)")
         case (_, nil): throw Configuration.Invalid(description: "WEBPUSH_VAPID_KEY_FILE needs WEBPUSH_SUBJECT (a mailto: or https: contact)")
         }
