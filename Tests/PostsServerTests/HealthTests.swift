@@ -11,7 +11,7 @@ import TestSupport
         #expect(ping.text == #"{"status":"success","message":"pong"}"#)
         let health = try client.exchange("GET /api/health HTTP/1.1\r\nHost: localhost\r\n\r\n")
         #expect(health.status == 200)
-        #expect(health.text == #"{"status":"success","database":"ok","mail":"not_configured","storage":"ok","replicas":[]}"#)
+        #expect(health.text == #"{"status":"success","database":"ok","mail":"not_configured","storage":"ok","push":{"webhook":"not_configured","apns":"not_configured","fcm":"not_configured","webpush":"not_configured"},"replicas":[]}"#)
     }
 
     /// The fault test: PostgreSQL stops and starts again under a running server.

@@ -129,7 +129,7 @@ import TestSupport
         defer { app.stop() }
         let health = try APIClient(port: app.server.port).get("/api/health")
         #expect(health.status == 200)
-        #expect(health.text == #"{"status":"success","database":"ok","mail":"not_configured","storage":"ok","replicas":[]}"#)
+        #expect(health.text == #"{"status":"success","database":"ok","mail":"not_configured","storage":"ok","push":{"webhook":"not_configured","apns":"not_configured","fcm":"not_configured","webpush":"not_configured"},"replicas":[]}"#)
         #expect(try MailTestSupport.metric("mail_sent_total", of: app) == 0)
     }
 }

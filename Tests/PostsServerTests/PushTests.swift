@@ -66,8 +66,8 @@ import TestSupport
         #expect(both[1].json["body"] as? String == "@\(try blair.username()) started following you")
         #expect(both[1].delivery != push.delivery)
         #expect(try PushTestSupport.waitForOutbox(in: app) { $0.isEmpty } != nil)
-        #expect(try eventually { try MailTestSupport.metric("push_sent_total", of: app) == 2 })
-        #expect(try MailTestSupport.metric("push_failed_total", of: app) == 0)
+        #expect(try eventually { try MailTestSupport.metric(#"push_sent_total{provider="webhook"}"#, of: app) == 2 })
+        #expect(try MailTestSupport.metric(#"push_failed_total{provider="webhook",reason="expired"}"#, of: app) == 0)
         #expect(try MailTestSupport.metric("push_queue_depth", of: app) == 0)
     }
 
@@ -102,8 +102,8 @@ import TestSupport
         let data = try #require(body["data"] as? [String: Any])
         #expect(data["post_id"] as? Int == post.id && (data["comment_id"] as? String)?.count == 36)
         #expect(try PushTestSupport.waitForOutbox(in: app) { $0.isEmpty } != nil)
-        #expect(try eventually { try MailTestSupport.metric("push_sent_total", of: app) == 1 })
-        #expect(try MailTestSupport.metric("push_failed_total", of: app) == 0)
+        #expect(try eventually { try MailTestSupport.metric(#"push_sent_total{provider="webhook"}"#, of: app) == 1 })
+        #expect(try MailTestSupport.metric(#"push_failed_total{provider="webhook",reason="expired"}"#, of: app) == 0)
     }
 
     @Test func receiverAway_isRetried_andGetsTheSameDeliveryWhenBack() throws {
@@ -128,7 +128,7 @@ import TestSupport
         #expect(push.json["id"] as? Int == Int(row.notificationID))
         #expect(push.json["type"] as? String == "followed")
         #expect(try PushTestSupport.waitForOutbox(in: app) { $0.isEmpty } != nil)
-        #expect(try eventually { try MailTestSupport.metric("push_sent_total", of: app) == 1 })
+        #expect(try eventually { try MailTestSupport.metric(#"push_sent_total{provider="webhook"}"#, of: app) == 1 })
         #expect(try MailTestSupport.metric("push_queue_depth", of: app) == 0)
     }
 
@@ -369,7 +369,7 @@ import TestSupport
         #expect(rows[1].attempts == 4 && rows[1].lastError == "HTTP 500: {\"error\":\"try later\"}")
         #expect(receiver.received.count == 1)
         // The counter moves once the runner hears back from the statement that failed them.
-        #expect(try eventually { try MailTestSupport.metric("push_failed_total", of: app) == 2 })
+        #expect(try eventually { try MailTestSupport.metric(#"push_failed_total{provider="webhook",reason="expired"}"#, of: app) == 2 })
         #expect(try MailTestSupport.metric("push_queue_depth", of: app) == 0)
     }
 
@@ -384,7 +384,7 @@ import TestSupport
         #expect(try blair.follow(try ash.userID()).status == 200)
         #expect(try PushTestSupport.count("notifications", in: app) == 2)
         #expect(try PushTestSupport.outbox(in: app).isEmpty)
-        #expect(try MailTestSupport.metric("push_sent_total", of: app) == 0)
+        #expect(try MailTestSupport.metric(#"push_sent_total{provider="webhook"}"#, of: app) == 0)
         #expect(try MailTestSupport.metric("push_queue_depth", of: app) == 0)
     }
 }

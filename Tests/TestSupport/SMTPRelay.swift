@@ -73,45 +73,20 @@ public final class SMTPRelay: @unchecked Sendable {
         let description: String
     }
 
-    /// The python with aiosmtpd: scripts/python-tools.sh exports it; a `swift test` run
-    /// without it finds the same venv under .build.
-    private static var python: String {
-        if let path = ProcessInfo.processInfo.environment["SMTP_RELAY_PYTHON"], !path.isEmpty { return path }
-        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent(".build/python-tools/bin/python").path
-    }
-
-    private static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("smtp_relay.py").path
-
     /// Starts the relay (again, on the same port once it had one) and waits until it listens.
     public func start() throws {
         guard pid == 0 else { return }
-        unlink(readyFile)
-        var arguments = [Self.python, Self.script, "--port", String(port), "--record", recordFile,
-                         "--rules", rulesFile, "--ready", readyFile]
+        var arguments = ["--port", String(port), "--record", recordFile, "--rules", rulesFile, "--ready", readyFile]
         if let certificateFile { arguments += ["--cert", certificateFile, "--key", directory + "/key.pem"] }
         if case .authenticated(let user, let password) = setup { arguments += ["--user", user, "--password", password] }
         if case .implicitTLS = setup { arguments.append("--implicit-tls") }
-        guard FileManager.default.isExecutableFile(atPath: Self.python) else {
-            throw Failure(description: "no python with aiosmtpd at \(Self.python): run scripts/test (it installs it)")
-        }
-        pid = try ChildProcess.start(Self.python, Array(arguments.dropFirst()), appendingOutputTo: directory + "/relay.log")
-        let ready = eventuallyValue(timeout: .seconds(20)) { (try? String(contentsOfFile: self.readyFile, encoding: .utf8)).flatMap { Int($0) } }
-        guard let ready else {
-            let log = (try? String(contentsOfFile: directory + "/relay.log", encoding: .utf8)) ?? ""
-            stop()
-            throw Failure(description: "the SMTP relay did not start: \(log)")
-        }
-        port = ready
+        (pid, port) = try PythonService.start(PythonService.script("smtp_relay.py"), arguments, readyFile: readyFile,
+                                              log: directory + "/relay.log", name: "the SMTP relay", timeout: .seconds(20))
     }
 
     /// Stops the relay (SIGTERM, then waits for it): its port refuses connections.
     public func stop() {
-        guard pid > 0 else { return }
-        kill(pid, SIGTERM)
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        PythonService.stop(pid)
         pid = 0
     }
 
