@@ -302,4 +302,38 @@ import TestSupport
         let health = try MailTestSupport.health(of: app)["push"] as? [String: Any]
         #expect(health?["webhook"] as? String == "ok" && health?["fcm"] as? String == "not_configured")
     }
+
+    /// Credentials are renewed on time, judged by real time (the senders are given it): an
+    /// APNs provider token after 40 minutes, an FCM access token 5 minutes before Google
+    /// says it expires; until then the same one is sent.
+    @Test func providerAndAccessTokens_areRenewedOnTime() throws {
+        let services = try TestPushServices(accessTokenLifetime: 330)
+        let settings = try PushProviderSettings.parse { services.environment[$0] }
+        let connections = try CurlMultiplexer(trustedCertificates: CurlMultiplexer.bundle(adding: Array(try String(
+            contentsOfFile: services.caFile, encoding: .utf8).utf8)), cancellation: CurlTransfer.Cancellation())
+        let payload = PushPayload(notificationID: 1, type: "followed", recipientID: 2, actorID: 3, actorUsername: "blair",
+                                  actorFullName: "", postID: nil, commentID: nil, tokens: [])
+        let start = Date()
+
+        let apns = try APNsSender(settings: try #require(settings.apns), keyPEM: try String(contentsOfFile: services.apnsKeyFile, encoding: .utf8))
+        let iPhone = [DevicePush(payload: payload, token: Self.iPhone, badge: 1)]
+        for offset in [0.0, 60, 2399, 2401] {
+            #expect(apns.send(iPhone, over: connections, now: start.addingTimeInterval(offset)) == [.delivered])
+        }
+        let providerTokens = services.requests.filter { $0.service == "apns" }.compactMap(\.credential)
+        #expect(providerTokens.count == 4)
+        #expect(Set(providerTokens.prefix(3)).count == 1 && providerTokens[3] != providerTokens[0])
+
+        let account = try FCMServiceAccount(json: Array(try String(contentsOfFile: services.fcmServiceAccountFile, encoding: .utf8).utf8))
+        let fcm = FCMSender(settings: try #require(settings.fcm), account: account)
+        let phone = [DevicePush(payload: payload, token: "fcm-token-1", badge: 1)]
+        for offset in [0.0, 29, 31] {
+            #expect(fcm.send(phone, over: connections, now: start.addingTimeInterval(offset)) == [.delivered])
+        }
+        let requests = services.requests
+        #expect(requests.filter { $0.service == "token" }.count == 2)
+        let accessTokens = requests.filter { $0.service == "fcm" }.compactMap(\.credential)
+        #expect(accessTokens.count == 3 && accessTokens[0] == accessTokens[1] && accessTokens[2] != accessTokens[0])
+        #expect(services.connections == 1)
+    }
 }

@@ -1,3 +1,4 @@
+import Foundation
 @testable import PostsServer
 import Testing
 
@@ -53,5 +54,28 @@ import Testing
             let error = #expect(throws: Configuration.Invalid.self) { try Self.parse(variables) }
             #expect(error?.description.contains(fragment) == true, "\(variables): \(error?.description ?? "")")
         }
+    }
+
+    /// The key files are read when the server starts: one missing or not a key stops it,
+    /// naming the variable.
+    @Test func keyFilesThatAreNotKeys_stopTheStart() throws {
+        let directory = NSTemporaryDirectory() + "push-keys-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let garbage = directory + "/garbage"
+        try "not a key".write(toFile: garbage, atomically: true, encoding: .utf8)
+        let cases: [([String: String], String)] = [
+            (Self.apns.merging(["APNS_KEY_FILE": directory + "/missing.p8"]) { $1 }, "APNS_KEY_FILE names no readable file"),
+            (Self.apns.merging(["APNS_KEY_FILE": garbage]) { $1 }, "APNS_KEY_FILE is not an APNs auth key"),
+            (["FCM_SERVICE_ACCOUNT_FILE": garbage], "FCM_SERVICE_ACCOUNT_FILE is not JSON"),
+            (["WEBPUSH_VAPID_KEY_FILE": garbage, "WEBPUSH_SUBJECT": "mailto:ops@example.com"], "WEBPUSH_VAPID_KEY_FILE is not a P-256"),
+            (["WEBPUSH_VAPID_KEY_FILE": garbage, "WEBPUSH_SUBJECT": "mailto:ops@example.com", "PUSH_CA_FILE": directory + "/none"],
+             "WEBPUSH_VAPID_KEY_FILE is not a P-256"),
+        ]
+        for (variables, fragment) in cases {
+            let error = #expect(throws: Configuration.Invalid.self) { _ = try DirectPush(settings: try Self.parse(variables)) }
+            #expect(error?.description.contains(fragment) == true, "\(variables): \(error?.description ?? "")")
+        }
+        #expect(try DirectPush(settings: Self.parse([:])) == nil)
     }
 }

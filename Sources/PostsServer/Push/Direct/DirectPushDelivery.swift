@@ -50,12 +50,17 @@ final class DirectPushDelivery: JobHandler {
                 }
             }
         }
-        // Jobs of a platform no longer configured here wait for an instance that has it.
+        // Jobs of a platform not configured here (instances configured apart) wait a while
+        // for an instance that has it, rather than come straight back here.
         for (index, job) in jobs.enumerated() where loaded[job.id].map({ providers[$0.platform] == nil }) ?? false {
-            outcomes[index] = .untried
+            outcomes[index] = .retry("this instance does not push to \(loaded[job.id]!.platform.rawValue)", after: 30)
         }
+        // Stopped meanwhile: what was not sent, or was cut off by the stop, goes back untried.
         if !context.isRunning() {
-            for index in outcomes.indices where outcomes[index] == .skipped && loaded[jobs[index].id] != nil { outcomes[index] = .untried }
+            for index in outcomes.indices where loaded[jobs[index].id] != nil {
+                if case .retry = outcomes[index] { outcomes[index] = .untried }
+                if outcomes[index] == .skipped { outcomes[index] = .untried }
+            }
         }
         if !removals.isEmpty {
             do {
