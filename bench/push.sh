@@ -11,7 +11,8 @@
 #   bench/push.sh
 #
 # Env: NOTIFICATIONS (10000), RECIPIENTS (10: the server keeps 1,000 notifications a
-# person), PG_PORT (25438), SHARED (../shared).
+# person), PG_PORT (25438), SHARED (../shared), PROGRESS (set: what is accepted and what
+# waits, every second), SERVICES_NICE (19).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 notifications=${NOTIFICATIONS:-10000} recipients=${RECIPIENTS:-10}
@@ -29,7 +30,7 @@ bench_remove+=("$services_dir")
 bench_build_ours
 url=$(bench_database "$pg_port")
 
-nice -n 19 "$SMTP_RELAY_PYTHON" Tests/TestSupport/push_services.py --dir "$services_dir" >"$services_dir/services.log" 2>&1 &
+nice -n "${SERVICES_NICE:-19}" "$SMTP_RELAY_PYTHON" Tests/TestSupport/push_services.py --dir "$services_dir" >"$services_dir/services.log" 2>&1 &
 bench_pids+=($!)
 for _ in $(seq 300); do [ -s "$services_dir/ready" ] && break; sleep 0.1; done
 origin="https://127.0.0.1:$(cat "$services_dir/ready")"
@@ -71,8 +72,15 @@ SELECT 'push.deliver', json_build_object('notification_id', id, 'delivery_id', g
 FROM made ORDER BY id;
 SQL
 total=$(( notifications / recipients * recipients ))
+pending() { psql -qtA "$url" -c "SELECT count(*) FILTER (WHERE kind = 'push.deliver') || ' notifications, ' ||
+    count(*) FILTER (WHERE kind = 'push.send') || ' devices' FROM jobs WHERE kind LIKE 'push.%' AND state <> 'dead'"; }
+last_report=$started
 while [ "$(accepted)" -lt "$total" ]; do
     sleep 0.05
+    if [ -n "${PROGRESS:-}" ] && [ $(( $(date +%s%N) - last_report )) -gt 1000000000 ]; then
+        last_report=$(date +%s%N)
+        echo "  $(( (last_report - started) / 1000000 )) ms: $(accepted) accepted; waiting: $(pending)" >&2
+    fi
     if [ $(( ($(date +%s%N) - started) / 1000000000 )) -gt 300 ]; then
         echo "push: only $(accepted) of $total accepted after 300 s" >&2
         exit 1

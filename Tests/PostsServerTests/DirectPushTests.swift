@@ -321,7 +321,7 @@ import TestSupport
             #expect(apns.send(iPhone, over: connections, now: start.addingTimeInterval(offset)) == [.delivered])
         }
         let providerTokens = services.requests.filter { $0.service == "apns" }.compactMap(\.credential)
-        #expect(providerTokens.count == 4)
+        try #require(providerTokens.count == 4)
         #expect(Set(providerTokens.prefix(3)).count == 1 && providerTokens[3] != providerTokens[0])
 
         let account = try FCMServiceAccount(json: Array(try String(contentsOfFile: services.fcmServiceAccountFile, encoding: .utf8).utf8))
@@ -333,7 +333,8 @@ import TestSupport
         let requests = services.requests
         #expect(requests.filter { $0.service == "token" }.count == 2)
         let accessTokens = requests.filter { $0.service == "fcm" }.compactMap(\.credential)
-        #expect(accessTokens.count == 3 && accessTokens[0] == accessTokens[1] && accessTokens[2] != accessTokens[0])
+        try #require(accessTokens.count == 3)
+        #expect(accessTokens[0] == accessTokens[1] && accessTokens[2] != accessTokens[0])
         #expect(services.connections == 1)
     }
 }

@@ -145,18 +145,26 @@ records_file = open(records_path, "a")
 
 
 def record(entry):
+    """Appended at once; flushed when the connection's input is handled (`flush_records`),
+    so that a burst of streams costs one write."""
     with lock:
         records_file.write(json.dumps(entry) + "\n")
+
+
+def flush_records():
+    with lock:
         records_file.flush()
 
 
 def take_rule(service, token):
     """The first live rule for this request, one of its turns used (written back)."""
     with lock:
+        if not os.path.exists(rules_path):
+            return None
         try:
             with open(rules_path) as file:
                 rules = json.load(file)
-        except (FileNotFoundError, ValueError):
+        except ValueError:
             return None
         for rule in rules:
             if rule.get("service") == service and rule.get("count", 0) > 0 and rule.get("token") in (None, token):
@@ -197,6 +205,8 @@ def verify_es256(public_key, signature, signing_input):
 
 
 expired_provider_tokens = set()
+# Provider tokens whose signature verified (Apple, too, verifies a token once and caches it).
+verified_provider_tokens = {}
 issued_access_tokens = {}  # token -> expiry (epoch seconds)
 
 
@@ -207,6 +217,11 @@ def check_provider_token(headers):
     token = value[7:]
     if token in expired_provider_tokens:
         raise Refused(403, "ExpiredProviderToken")
+    if token in verified_provider_tokens:
+        claims = verified_provider_tokens[token]
+        if abs(time.time() - claims["iat"]) > 3600:
+            raise Refused(403, "ExpiredProviderToken")
+        return token, claims
     header, claims, signature, signing_input = split_jwt(token)
     if header.get("alg") != "ES256" or header.get("kid") != APNS_KEY_ID or claims.get("iss") != APNS_TEAM_ID:
         raise Refused(403, "InvalidProviderToken")
@@ -214,6 +229,7 @@ def check_provider_token(headers):
         raise Refused(403, "InvalidProviderToken")
     if not isinstance(claims.get("iat"), int) or abs(time.time() - claims["iat"]) > 3600:
         raise Refused(403, "ExpiredProviderToken")
+    verified_provider_tokens[token] = claims
     return token, claims
 
 
@@ -411,6 +427,7 @@ class HTTP2(asyncio.Protocol):
         self.connection.update_settings({h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS: 1000})
         self.transport.write(self.connection.data_to_send())
         record({"event": "connection", "connection": self.id})
+        flush_records()
 
     def data_received(self, data):
         try:
@@ -435,6 +452,8 @@ class HTTP2(asyncio.Protocol):
                     self.connection.send_data(event.stream_id, answer, end_stream=True)
             elif isinstance(event, h2.events.ConnectionTerminated):
                 self.transport.close()
+        # Recorded before answered: whoever got an answer finds its request in the file.
+        flush_records()
         self.transport.write(self.connection.data_to_send())
 
 

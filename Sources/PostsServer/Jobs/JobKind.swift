@@ -49,8 +49,10 @@ extension JobKind {
     static let mail = JobKind(name: "mail.send", batch: 4, leaseSeconds: 180, windowSeconds: 15 * 60,
                               firstBackoffSeconds: 1, maxBackoffSeconds: 300)
 
-    /// API.md "Push": a delivery is retried with the same backoff for an hour.
-    static let push = JobKind(name: "push.deliver", batch: 8, leaseSeconds: 120, windowSeconds: 60 * 60,
+    /// API.md "Push": a delivery is retried with the same backoff for an hour. A batch
+    /// queues its notifications' direct pushes in one statement, then posts the webhook's
+    /// for at most a minute (`PushDelivery.postingBudget`), well within its lease.
+    static let push = JobKind(name: "push.deliver", batch: 64, leaseSeconds: 120, windowSeconds: 60 * 60,
                               firstBackoffSeconds: 1, maxBackoffSeconds: 300)
 
     /// API.md "Push to every device": one notification to one device through APNs, FCM or
@@ -58,7 +60,7 @@ extension JobKind {
     /// (or when the service's `Retry-After` says) for an hour. A batch goes out at once,
     /// each push a stream of one connection per service; the lease covers a batch sent
     /// twice (new credentials) at its timeouts.
-    static let pushSend = JobKind(name: "push.send", batch: 100, leaseSeconds: 120, windowSeconds: 60 * 60,
+    static let pushSend = JobKind(name: "push.send", batch: 200, leaseSeconds: 120, windowSeconds: 60 * 60,
                                   firstBackoffSeconds: 1, maxBackoffSeconds: 300)
 
     /// API.md "Storage for many instances": an image a commit dropped is deleted from the

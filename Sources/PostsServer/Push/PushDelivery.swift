@@ -25,6 +25,9 @@ final class PushDelivery: JobHandler {
         })
     }
 
+    /// How long one batch posts to the webhook (each post may take its 10 s timeout).
+    static let postingBudget: Duration = .seconds(60)
+
     private struct Delivery {
         let deliveryID: String
         let payload: PushPayload
@@ -34,8 +37,11 @@ final class PushDelivery: JobHandler {
         let (deliveries, queued) = try load(jobs, context: context)
         if queued > 0 { context.wake() }
         guard let client else { return jobs.map { deliveries[$0.id] == nil ? .skipped : .done } }
+        // A slow receiver cannot make a batch outlast its lease: what is left goes back.
+        let stopPosting = ContinuousClock.now + Self.postingBudget
         return context.tryInOrder(jobs) { job in
             guard let delivery = deliveries[job.id] else { return .skipped }
+            guard ContinuousClock.now < stopPosting else { return .untried }
             switch client.post(delivery.payload.body, deliveryID: delivery.deliveryID) {
             case .delivered: return .done
             case .retry(let reason): return .retry(reason)

@@ -48,6 +48,9 @@ final class CurlMultiplexer {
         self.trustedCertificates = trustedCertificates
         _ = posts_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
         _ = posts_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, 1)
+        // As many streams at once as a batch has (APNs allows about a thousand; a server's
+        // own SETTINGS_MAX_CONCURRENT_STREAMS still bounds it).
+        _ = posts_curl_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, 1000)
     }
 
     deinit {

@@ -98,17 +98,21 @@ final class DirectPushDelivery: JobHandler {
     private func load(_ jobs: [ClaimedJob], on pool: ConnectionPool) throws -> [Int64: Loaded] {
         let rows = try pool.withConnection { connection in
             try connection.query("""
-                WITH claimed AS (
-                    SELECT j.id AS job_id, t.platform, t.token, n.id AS notification_id, n.type, n.recipient_id, n.actor_id,
+                WITH named AS MATERIALIZED (
+                    -- The payloads read first, so that each notification is found by its key
+                    -- (not among its recipient's, by a filter on the payload).
+                    SELECT j.id AS job_id, \(JobPayload.member(.notificationID, of: "j.payload", as: "bigint")) AS notification_id,
+                           \(JobPayload.member(.platform, of: "j.payload")) AS platform, \(JobPayload.member(.token, of: "j.payload")) AS token
+                    FROM jobs j WHERE j.id = ANY(\(PostgresArray(jobs.map(\.id))))
+                ), claimed AS MATERIALIZED (
+                    SELECT d.job_id, t.platform, t.token, n.id AS notification_id, n.type, n.recipient_id, n.actor_id,
                            n.post_id, n.comment_id::text AS comment_id, pr.username, pr.full_name
-                    FROM jobs j
-                    JOIN notifications n ON n.id = \(JobPayload.member(.notificationID, of: "j.payload", as: "bigint"))
+                    FROM named d
+                    JOIN notifications n ON n.id = d.notification_id
                     JOIN profiles pr ON pr.user_id = n.actor_id
-                    JOIN push_tokens t ON t.platform = \(JobPayload.member(.platform, of: "j.payload"))
-                                      AND t.token = \(JobPayload.member(.token, of: "j.payload")) AND t.user_id = n.recipient_id
-                    WHERE j.id = ANY(\(PostgresArray(jobs.map(\.id))))
-                      \(Visibility.visibleNow(on: .push, author: "n.actor_id", viewer: "n.recipient_id", suspendedFlag: "pr.suspended"))
-                ), badges AS (
+                    JOIN push_tokens t ON t.platform = d.platform AND t.token = d.token AND t.user_id = n.recipient_id
+                    WHERE true \(Visibility.visibleNow(on: .push, author: "n.actor_id", viewer: "n.recipient_id", suspendedFlag: "pr.suspended"))
+                ), badges AS MATERIALIZED (
                     SELECT r.recipient_id, (
                         SELECT count(*) FROM notifications u JOIN profiles a ON a.user_id = u.actor_id
                         WHERE u.recipient_id = r.recipient_id AND NOT u.read
