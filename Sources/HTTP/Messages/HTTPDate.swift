@@ -6,10 +6,10 @@ import Darwin
 #endif
 
 /// The `Date` header value (IMF-fixdate), formatted at most once a second.
-enum HTTPDate {
+public enum HTTPDate {
     private static let cache = ParkingLock<(second: Int, text: String)>((-1, ""))
     private static let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     static func now() -> String {
         let second = time(nil)
@@ -20,7 +20,7 @@ enum HTTPDate {
         }
     }
 
-    static func format(_ seconds: time_t) -> String {
+    public static func format(_ seconds: time_t) -> String {
         var seconds = seconds
         var parts = tm()
         gmtime_r(&seconds, &parts)
