@@ -1,6 +1,9 @@
 #ifndef CLIBCURL_SHIM_H
 #define CLIBCURL_SHIM_H
 #include <curl/curl.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <string.h>
 
 /* curl_easy_setopt and curl_easy_getinfo are variadic, which Swift cannot call: one typed
@@ -58,13 +61,37 @@ static inline CURLMcode posts_curl_multi_setopt_long(CURLM *multi, CURLMoption o
     return curl_multi_setopt(multi, option, value);
 }
 
-/* Called once a transfer's connection is up, before its request is sent, with the peer's
-   address: returning non-zero (CURL_PREREQFUNC_ABORT) ends the transfer there. */
-typedef int (*posts_curl_prereq_callback)(void *context, char *peer_address, char *local_address,
-                                          int peer_port, int local_port);
+/* Called for each socket libcurl is about to open, with the address it will connect to:
+   `allowed(context, address)` (the address as text) says whether it may. A refused one is
+   never opened (CURL_SOCKET_BAD: the connect fails), so not even a TCP handshake reaches it,
+   whatever name resolved there and after any redirect. */
+typedef int (*posts_curl_address_check)(void *context, const char *address);
 
-static inline CURLcode posts_curl_setopt_prereq_function(CURL *handle, posts_curl_prereq_callback callback) {
-    return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, callback);
+struct posts_curl_socket_guard {
+    posts_curl_address_check allowed;
+    void *context;
+};
+
+static inline curl_socket_t posts_curl_open_checked_socket(void *data, curlsocktype purpose, struct curl_sockaddr *address) {
+    (void)purpose;
+    struct posts_curl_socket_guard *guard = data;
+    char text[INET6_ADDRSTRLEN] = {0};
+    const void *raw = NULL;
+    if (address->family == AF_INET) {
+        raw = &((const struct sockaddr_in *)(const void *)&address->addr)->sin_addr;
+    } else if (address->family == AF_INET6) {
+        raw = &((const struct sockaddr_in6 *)(const void *)&address->addr)->sin6_addr;
+    }
+    if (raw == NULL || inet_ntop(address->family, raw, text, sizeof text) == NULL) return CURL_SOCKET_BAD;
+    if (!guard->allowed(guard->context, text)) return CURL_SOCKET_BAD;
+    return socket(address->family, address->socktype, address->protocol);
+}
+
+/* `guard` must outlive the transfer. */
+static inline CURLcode posts_curl_setopt_socket_guard(CURL *handle, struct posts_curl_socket_guard *guard) {
+    CURLcode code = curl_easy_setopt(handle, CURLOPT_OPENSOCKETDATA, guard);
+    if (code != CURLE_OK) return code;
+    return curl_easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, posts_curl_open_checked_socket);
 }
 
 /* Trusted CA certificates from memory (PEM), copied by libcurl. */

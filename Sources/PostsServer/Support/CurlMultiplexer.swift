@@ -2,7 +2,8 @@ import CLibCurl
 import Foundation
 import HTTP
 
-/// Many HTTPS requests at once through libcurl's multi interface, for the push services:
+/// Many HTTPS requests at once through libcurl's multi interface, for the push services
+/// and federation's deliveries and fetches:
 /// HTTP/2 where the server speaks it (they all do), every request to one origin a stream
 /// of one connection (`CURLMOPT_MAX_HOST_CONNECTIONS` 1, `CURLOPT_PIPEWAIT`), and that
 /// connection kept between batches in the multi handle's cache. Used by one thread at a
@@ -12,9 +13,16 @@ final class CurlMultiplexer {
         var url: String
         var headers: [String]
         var body: [UInt8]
-        /// Refuse a peer at a private, loopback or link-local address (checked on the
-        /// connected socket's address, so a name that resolves there is refused too).
+        /// Refuse a peer at a private, loopback or link-local address: checked on the address
+        /// a socket is about to be opened for, so a name that resolves there is refused too,
+        /// before any packet reaches it.
         var publicPeersOnly = false
+        /// A GET (no body) rather than a POST.
+        var isGet = false
+        /// The schemes allowed (`"https"`, `"http,https"`).
+        var protocols = "https"
+        /// An answer's body beyond this is cut (`Response.cutShort`).
+        var maxResponseBytes = CurlMultiplexer.maxResponseBytes
     }
 
     struct Response {
@@ -26,6 +34,11 @@ final class CurlMultiplexer {
         let retryAfter: String?
         /// Whether the peer was refused for its address.
         let refusedPeer: Bool
+        /// A redirect's target, and the answer's media type.
+        var location: String? = nil
+        var contentType: String? = nil
+        /// Whether the body was longer than the request allowed (the transfer was cut).
+        var cutShort = false
 
         var completed: Bool { code == 0 }
     }
@@ -79,7 +92,7 @@ final class CurlMultiplexer {
                 slots.append(nil)
                 continue
             }
-            var slot = Slot(transfer: transfer, body: CurlTransfer.BoundedBody(limit: Self.maxResponseBytes),
+            var slot = Slot(transfer: transfer, body: CurlTransfer.BoundedBody(limit: request.maxResponseBytes),
                             peer: request.publicPeersOnly ? PeerCheck() : nil)
             for line in request.headers + ["Expect:"] { slot.headers = curl_slist_append(slot.headers, line) }
             slot.added = configure(transfer, for: request, body: slot.body, headers: slot.headers, peer: slot.peer,
@@ -99,8 +112,10 @@ final class CurlMultiplexer {
             let code = codes[slot.transfer.handle] ?? Int(CURLE_ABORTED_BY_CALLBACK.rawValue)
             let result = slot.transfer.result(of: code)
             let retryAfter = posts_curl_response_header(slot.transfer.handle, "retry-after").map { String(cString: $0) }
+            let header = { (name: String) in posts_curl_response_header(slot.transfer.handle, name).map { String(cString: $0) } }
             return Response(code: code, status: result.responseCode, message: result.message, body: slot.body.kept,
-                            retryAfter: retryAfter, refusedPeer: slot.peer?.refused ?? false)
+                            retryAfter: retryAfter, refusedPeer: slot.peer?.refused ?? false,
+                            location: header("location"), contentType: header("content-type"), cutShort: slot.body.cutShort)
         }
     }
 
@@ -148,37 +163,51 @@ final class CurlMultiplexer {
         curl_easy_reset(transfer.handle)
         var ok = transfer.setShared(connectTimeoutSeconds: connectTimeout, timeoutSeconds: timeout)
         func set(_ option: CURLoption, _ value: Int) { ok = ok && transfer.set(option, value) }
-        ok = ok && transfer.setRequest(url: request.url, protocols: "https")
+        ok = ok && transfer.setRequest(url: request.url, protocols: request.protocols)
         set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
         // Wait for the connection being made rather than open a second one beside it.
         set(CURLOPT_PIPEWAIT, 1)
         ok = ok && posts_curl_setopt_slist(transfer.handle, CURLOPT_HTTPHEADER, headers) == CURLE_OK
-        set(CURLOPT_POSTFIELDSIZE, request.body.count)
-        // Copied by libcurl: the transfer outlives this call. (A body is never empty here.)
-        ok = ok && (request.body.isEmpty ? [0] : request.body).withUnsafeBytes { bytes in
-            transfer.set(CURLOPT_COPYPOSTFIELDS, pointer: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+        if request.isGet {
+            set(CURLOPT_HTTPGET, 1)
+        } else {
+            set(CURLOPT_POSTFIELDSIZE, request.body.count)
+            // Copied by libcurl: the transfer outlives this call. (A body is never empty here.)
+            ok = ok && (request.body.isEmpty ? [0] : request.body).withUnsafeBytes { bytes in
+                transfer.set(CURLOPT_COPYPOSTFIELDS, pointer: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+            }
         }
         if let trustedCertificates {
             ok = ok && trustedCertificates.withUnsafeBytes { posts_curl_setopt_ca_blob(transfer.handle, $0.baseAddress, $0.count) } == CURLE_OK
         }
         if let peer {
-            ok = ok && transfer.set(CURLOPT_PREREQDATA, pointer: Unmanaged.passUnretained(peer).toOpaque())
-            ok = ok && posts_curl_setopt_prereq_function(transfer.handle) { context, address, _, _, _ in
-                guard let context else { return 1 }
-                let check = Unmanaged<PeerCheck>.fromOpaque(context).takeUnretainedValue()
-                let peer = address.flatMap { IPAddress(String(cString: $0)) }
-                guard let peer, peer.isGloballyRoutable else {
-                    check.refused = true
-                    return 1
-                }
-                return 0
-            } == CURLE_OK
+            ok = ok && posts_curl_setopt_socket_guard(transfer.handle, peer.socketGuard) == CURLE_OK
         }
         return ok && transfer.collect(into: body)
     }
 
-    /// What the pre-request callback found of one transfer's peer.
+    /// Refuses the sockets of one transfer to addresses that are not globally routable, before
+    /// they are opened (`posts_curl_open_checked_socket`), and remembers that it did.
     private final class PeerCheck {
         var refused = false
+        let socketGuard: UnsafeMutablePointer<posts_curl_socket_guard>
+
+        init() {
+            socketGuard = .allocate(capacity: 1)
+            socketGuard.initialize(to: posts_curl_socket_guard(allowed: { context, address in
+                guard let context, let address else { return 0 }
+                let check = Unmanaged<PeerCheck>.fromOpaque(context).takeUnretainedValue()
+                guard let peer = IPAddress(String(cString: address)), peer.isGloballyRoutable else {
+                    check.refused = true
+                    return 0
+                }
+                return 1
+            }, context: nil))
+            socketGuard.pointee.context = Unmanaged.passUnretained(self).toOpaque()
+        }
+
+        deinit {
+            socketGuard.deallocate()
+        }
     }
 }
