@@ -70,6 +70,8 @@ public struct Configuration: Sendable {
     public var pushProviders = PushProviderSettings()
     /// `STORAGE_URL` and the S3 settings: images in `UPLOAD_DIR` when nil.
     public var storage: StorageSettings?
+    /// `FEDERATION=on`, `PUBLIC_URL`, `FEDERATION_ALLOW_PRIVATE`: ActivityPub, off when nil.
+    public var federation: FederationSettings?
 
     public init() {}
 
@@ -208,6 +210,8 @@ public struct Configuration: Sendable {
         configuration.storage = try StorageSettings.parse(url: value("STORAGE_URL"), accessKeyID: value("S3_ACCESS_KEY_ID"),
                                                           secretAccessKey: value("S3_SECRET_ACCESS_KEY"),
                                                           publicURL: value("S3_PUBLIC_URL"))
+        configuration.federation = try FederationSettings.parse(
+            federation: value("FEDERATION"), publicURL: value("PUBLIC_URL"), allowPrivate: value("FEDERATION_ALLOW_PRIVATE"))
         if let name = value("EVENT_LOOP") {
             guard let kind = PollerKind.named(name) else { throw Invalid.unknownEventLoop(name) }
             configuration.eventLoop = kind

@@ -13,6 +13,9 @@ enum ProfileShape {
         ResourceField("followers_count", "pr.followers_count", .count),
         ResourceField("following_count", "pr.following_count", .count),
         ResourceField("posts_count", "pr.posts_count", .count),
+        // API.md "Remote people": `user@domain` for another server's account, the username for ours.
+        ResourceField("acct", "coalesce(pr.acct, pr.username)", .text),
+        ResourceField("remote", "pr.acct IS NOT NULL", .flag),
     ])
 
     static let columns = shape.selectList()
