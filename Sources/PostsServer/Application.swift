@@ -65,6 +65,14 @@ public final class Application: Sendable {
                        // (Its effects queue no job, so they need not wake this runner.)
                        AccountPurge.worker(effects: EventEffects(jobs: .none, feed: feedEffects, clock: clock)),
                        changePruner.worker, upkeepPruner.worker]
+        // ActivityPub (API.md "Federation"): its routes, its jobs, remote accounts.
+        let federation: Federation?
+        if let settings = configuration.federation {
+            federation = Federation(settings: settings, pool: pool, clock: clock)
+        } else {
+            federation = nil
+        }
+        workers += federation?.workers ?? []
         if let mail = configuration.mail {
             workers.append(MailDelivery.worker(settings: mail, erasesFinished: configuration.authMode == .token))
             logger.info("mailer started", metadata: ["smtp": "\(mail)"])
@@ -97,7 +105,8 @@ public final class Application: Sendable {
         })
         let images = try ImageStore(directory: configuration.uploadDirectory, store: store, jobs: scheduler, pool: pool)
         // What every write's events cause, recorded in the write's own statement.
-        let effects = EventEffects(jobs: scheduler, feed: feedEffects, clock: clock)
+        var effects = EventEffects(jobs: scheduler, feed: feedEffects, clock: clock)
+        effects.federates = federation != nil
         let profiles = ProfileService(pool: pool, effects: effects, images: images)
         let posts = PostService(pool: pool, effects: effects, images: images)
         let comments = CommentService(pool: pool, effects: effects)
@@ -133,17 +142,23 @@ public final class Application: Sendable {
         OIDCRoutes.register(on: &routes, keys: providerKeys,
                             signIn: ProviderSignIn(pool: pool, accounts: accounts, tokens: tokens),
                             identities: Identities(pool: pool, providers: configuration.oidcProviders), clock: clock)
-        ProfileRoutes.register(on: &routes, profiles: profiles, images: images, blockedWords: blockedWords)
+        let resolveRemote: (@Sendable (String) throws -> Int64)? = federation.map { federation in
+            { @Sendable acct in try federation.resolveRemote(acct) }
+        }
+        ProfileRoutes.register(on: &routes, profiles: profiles, images: images, blockedWords: blockedWords, remote: resolveRemote)
         PostRoutes.register(on: &routes, posts: posts, uploadDirectory: configuration.uploadDirectory,
                             blockedWords: blockedWords, clock: clock)
         let tags = TagService(pool: pool, clock: clock)
         SearchRoutes.register(on: &routes, search: SearchService(pool: pool), tags: tags)
         UploadRoutes.register(on: &routes, images: images)
-        LikeRoutes.register(on: &routes, likes: LikeService(pool: pool, effects: effects))
+        let likes = LikeService(pool: pool, effects: effects)
+        LikeRoutes.register(on: &routes, likes: likes)
         CommentRoutes.register(on: &routes, comments: comments, blockedWords: blockedWords, clock: clock)
         CommentLikeRoutes.register(on: &routes, likes: CommentLikeService(pool: pool, effects: effects))
         RelationRoutes.register(on: &routes, relations: RelationService(pool: pool, effects: effects))
-        FollowRoutes.register(on: &routes, follows: FollowService(pool: pool, effects: effects), feed: FeedService(pool: pool))
+        var follows = FollowService(pool: pool, effects: effects)
+        if federation != nil { follows.remote = RemoteFollows(pool: pool, effects: effects) }
+        FollowRoutes.register(on: &routes, follows: follows, feed: FeedService(pool: pool))
         let consoleAssets = Self.consoleAssets(in: configuration.consoleDirectory, logger: logger)
         let moderation = ModerationService(pool: pool, posts: posts, comments: comments, clock: clock)
         ModerationRoutes.register(on: &routes, reports: ReportService(pool: pool, clock: clock), moderation: moderation)
@@ -173,6 +188,7 @@ public final class Application: Sendable {
             requests: requests, pool: pool, feed: feed, jobs: jobs, outbox: outbox,
             images: images.counters, storage: storageMetrics, upkeep: upkeepPruner,
             push: MetricsRoutes.PushSources(webhook: configuration.push != nil, direct: directPush),
+            federation: federation?.metrics,
             openConnections: { madeServer.withLock { $0?.openConnections ?? 0 } }))
         if let faults {
             DevRoutes.register(on: &routes, outbox: outbox, reset: DevReset(pool: pool, images: images),
@@ -195,6 +211,11 @@ public final class Application: Sendable {
             devState = nil
             snapshots = nil
         }
+        // A quarter of the workers apply inbox requests, as many more wait: the API keeps half.
+        federation?.register(on: &routes, pool: pool, clock: clock,
+                             services: Federation.Services(follows: follows, likes: likes, comments: comments, posts: posts),
+                             moderation: moderation,
+                             inboxConcurrency: max(1, configuration.databasePoolSize / 4))
         router = routes.router
 
         var http = ServerConfiguration(host: configuration.host, port: configuration.port)

@@ -121,6 +121,23 @@ extension CommentService {
         return comment
     }
 
+    /// A comment written in the caller's transaction (federation's inbox: a remote reply),
+    /// under the same rules as `add`; the comment's JSON.
+    func add(_ text: String, to postID: Int64, replyTo: UUID?, by caller: Caller, on connection: PostgresConnection) throws -> [UInt8] {
+        let body = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...Self.maxLength).contains(body.count) else {
+            throw APIError.invalid("body must be 1 to \(Self.maxLength) characters")
+        }
+        let thread = try replyTo.map { try Self.thread(of: $0, onPost: postID, for: caller, on: connection) }
+        return try insertion(body, postID: postID, thread: thread, by: caller, on: connection)
+    }
+
+    /// The author's delete of its comment in the caller's transaction: false when there was none of theirs.
+    func delete(_ id: UUID, by caller: Caller, on connection: PostgresConnection) throws -> Bool {
+        let row = try effects.run(deletion(of: id, by: caller, authorOnly: true), on: connection).firstRow()
+        return try row.decode("deleted", as: Int.self) == 1
+    }
+
     /// Deletes the caller's own comment (a top-level one with its replies): 403 for
     /// another's, 404 for none (or a malformed id).
     func delete(_ id: UUID, by caller: Caller) throws {

@@ -13,6 +13,7 @@ enum FollowRoutes {
                 var answer = JSONObject.success()
                 answer.add("user_id", user)
                 answer.add("following", state.following)
+                if state.pending { answer.add("pending", true) }
                 answer.add("followers_count", Int64(state.followersCount))
                 return answer.response()
             }

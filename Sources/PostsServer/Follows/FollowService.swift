@@ -6,6 +6,8 @@ import Postgres
 struct FollowService: Sendable {
     var pool: ConnectionPool
     let effects: EventEffects
+    /// With federation: follows of remote accounts wait for their Accept.
+    var remote: RemoteFollows?
 
     /// How many of the followee's newest posts a new follow copies into the follower's feed.
     /// Older ones never appear there (a departure, in CHANGELOG): the copy is part of the
@@ -15,6 +17,8 @@ struct FollowService: Sendable {
     struct State: Sendable {
         let following: Bool
         let followersCount: Int
+        /// A follow of a remote account asked and not yet accepted.
+        var pending = false
     }
 
     /// Follows (`on`) or unfollows a user: 422 for oneself; 404 for no such user (or one
@@ -22,15 +26,36 @@ struct FollowService: Sendable {
     /// A follow that already is (or an unfollow that is not) changes and records nothing.
     func set(following on: Bool, user target: Int64, by caller: Caller) throws -> State {
         guard target != caller.userID else { throw APIError.invalid("you cannot follow yourself") }
-        let me = caller.userID
+        if let remote, try remote.isRemote(target) {
+            if on {
+                let asked = try remote.request(target, by: caller)
+                if asked.pending { return State(following: false, followersCount: asked.followersCount, pending: true) }
+            } else {
+                _ = try remote.withdraw(target, by: caller)
+            }
+        }
         let row = try pool.withTransaction { connection in
-            // Both users' follows and counters hold still, and the write below reads with a
-            // snapshot taken after the locks (see FollowEdges, FeedEffects).
-            try Write.take(.profiles([me, target]), on: connection)
-            return try effects.run(on ? follow(target, by: me) : unfollow(target, by: me), on: connection, committing: true).firstRow()
+            try write(following: on, user: target, by: caller.userID, on: connection, committing: true)
         }
         try Visibility.check(.follow, Visibility.Target(refusal: row, gives: on))
         return State(following: on, followersCount: Int(try row.decode("followers_count", as: Int32.self)))
+    }
+
+    /// The same in the caller's transaction, as its first write (federation's inbox: a
+    /// remote follow, or the Accept of ours).
+    func set(following on: Bool, user target: Int64, by caller: Caller, on connection: PostgresConnection) throws -> State {
+        guard target != caller.userID else { throw APIError.invalid("you cannot follow yourself") }
+        let row = try write(following: on, user: target, by: caller.userID, on: connection, committing: false)
+        try Visibility.check(.follow, Visibility.Target(refusal: row, gives: on))
+        return State(following: on, followersCount: Int(try row.decode("followers_count", as: Int32.self)))
+    }
+
+    private func write(following on: Bool, user target: Int64, by me: Int64, on connection: PostgresConnection,
+                       committing: Bool) throws -> PostgresRow {
+        // Both users' follows and counters hold still, and the write below reads with a
+        // snapshot taken after the locks (see FollowEdges, FeedEffects).
+        try Write.take(.profiles([me, target]), on: connection)
+        return try effects.run(on ? follow(target, by: me) : unfollow(target, by: me), on: connection, committing: committing).firstRow()
     }
 
     /// The user followed or unfollowed, `blocked` checked against the table under the locks

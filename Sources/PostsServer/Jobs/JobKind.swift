@@ -40,7 +40,8 @@ struct JobKind: Sendable, Hashable, CustomStringConvertible {
 
 extension JobKind {
     /// Every kind there is (whether or not this instance runs it).
-    static let all: [JobKind] = [.mail, .push, .pushSend, .storageDeletion, .feedFanOut, .accountPurge, .changesPrune, .upkeepPrune]
+    static let all: [JobKind] = [.mail, .push, .pushSend, .storageDeletion, .feedFanOut, .accountPurge, .changesPrune, .upkeepPrune,
+                                 .federationPublish, .federationDeliver]
 
     /// API.md "Sign-in mail": a message is retried with backoff (1 s, 2 s, 4 s … at most
     /// 5 min) until it is 15 minutes old, past a code's life. Few at once, and a lease
@@ -96,4 +97,17 @@ extension JobKind {
     /// last round stopped, whichever instance ran it (the place is kept in the job).
     static let upkeepPrune = JobKind(name: "upkeep.prune", batch: 1, leaseSeconds: 600, windowSeconds: nil,
                                      firstBackoffSeconds: 30, maxBackoffSeconds: 30, everySeconds: 30)
+
+    /// API.md "Federation", Out: an activity of ours built once (`OutgoingActivity`) and
+    /// queued for each inbox it goes to, in one transaction. Only the database is touched:
+    /// tried until done, like a fan-out.
+    static let federationPublish = JobKind(name: "federation.publish", batch: 16, leaseSeconds: 300, windowSeconds: nil,
+                                           firstBackoffSeconds: 1, maxBackoffSeconds: 60)
+
+    /// One activity to one inbox (a host's shared inbox once, not once per follower),
+    /// signed; a batch goes out at once. Retried with backoff (30 s, doubling, at most 6 h)
+    /// for 2 days; a host failing for 7 days is skipped until it answers again.
+    static let federationDeliver = JobKind(name: "federation.deliver", batch: 100, leaseSeconds: 300,
+                                           windowSeconds: 2 * 86_400, firstBackoffSeconds: 30, maxBackoffSeconds: 6 * 3600,
+                                           concurrency: 2)
 }

@@ -27,6 +27,13 @@ enum JobPayload {
         case beforeID = "before_id"
         /// `account.purge`: the account.
         case userID = "user_id"
+        /// `federation.publish`: what to send (`OutgoingActivity.Kind`), who does it, and
+        /// what it is of (a post, a comment, a followee, an inbound activity's id and its
+        /// sender for an Accept). `federation.deliver`: the `outgoing_activities` row and
+        /// the inbox it goes to.
+        case activity, actor, comment, followee, inbox
+        case activityID = "activity_id"
+        case remoteActivity = "remote_activity"
     }
 
     // MARK: Made in Swift
@@ -67,6 +74,20 @@ enum JobPayload {
         var members: [(Member, SQLQuery)] = [(.post, post), (.author, author)]
         if let before { members += [(.beforeAt, before.at), (.beforeID, before.id)] }
         return object(members)
+    }
+
+    static func federationPublish(kind: SQLQuery, actor: SQLQuery, post: SQLQuery? = nil, comment: SQLQuery? = nil,
+                                  followee: SQLQuery? = nil, remoteActivity: SQLQuery? = nil) -> SQLQuery {
+        var members: [(Member, SQLQuery)] = [(.activity, kind), (.actor, actor)]
+        if let post { members.append((.post, post)) }
+        if let comment { members.append((.comment, comment)) }
+        if let followee { members.append((.followee, followee)) }
+        if let remoteActivity { members.append((.remoteActivity, remoteActivity)) }
+        return object(members)
+    }
+
+    static func federationDeliver(activity: String, inbox: String) -> SQLQuery {
+        object([(.activityID, SQLQuery(unsafeSQL: activity)), (.inbox, SQLQuery(unsafeSQL: inbox))])
     }
 
     static func accountPurge(user: SQLQuery) -> SQLQuery {

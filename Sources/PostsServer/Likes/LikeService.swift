@@ -23,7 +23,8 @@ struct LikeService: Sendable {
 
     /// The post's like state after the action: 404 when there is no such post (or it cannot
     /// be read), 410 to like a tombstone, 403 to like across a block (`Visibility.check`).
-    func apply(_ action: Action, post postID: Int64, by caller: Caller) throws -> State {
+    /// `connection`: in the caller's transaction (federation's inbox), else a statement of its own.
+    func apply(_ action: Action, post postID: Int64, by caller: Caller, on connection: PostgresConnection? = nil) throws -> State {
         let user = caller.userID
         // What the action deletes and inserts; the counter moves by their difference, and
         // is not written at all when nothing changed. Across a block a like may be taken
@@ -70,7 +71,11 @@ struct LikeService: Sendable {
                 """)
         let row: PostgresRow
         do {
-            row = try pool.withRetriedStatement { try effects.run(write, on: $0).firstRow() }
+            if let connection {
+                row = try effects.run(write, on: connection).firstRow()
+            } else {
+                row = try pool.withRetriedStatement { try effects.run(write, on: $0).firstRow() }
+            }
         } catch let error as PostgresError where error.sqlState == .foreignKeyViolation {
             throw APIError.notFound(Visibility.Interaction.like.missing)  // deleted while we liked it
         }

@@ -20,6 +20,8 @@ enum MetricsRoutes {
         /// Rows the pruner removed, by rule.
         let upkeep: UpkeepPruner
         let push: PushSources
+        /// With `FEDERATION=on`.
+        var federation: FederationMetrics?
         let openConnections: @Sendable () -> Int
     }
 
@@ -57,6 +59,7 @@ enum MetricsRoutes {
             addJobs(to: &metrics, sources: sources, depths: depths)
             addMail(to: &metrics, sources: sources)
             addPush(to: &metrics, sources: sources, depths: depths)
+            addFederation(to: &metrics, federation: sources.federation)
             addImages(to: &metrics, counters: sources.images.snapshot)
             addStorage(to: &metrics, snapshot: sources.storage.snapshot)
             metrics.describe("upkeep_removed_total", .counter,

@@ -18,6 +18,14 @@ struct ModerationService: Sendable {
         guard role == "moderator" || role == "admin" else { throw APIError.forbidden("moderators only") }
     }
 
+    /// 403 unless the caller is an admin (domain blocks are theirs).
+    func requireAdmin(_ caller: Caller) throws {
+        let role = try pool.withConnection { connection in
+            try connection.query("SELECT role FROM users WHERE id = \(caller.userID)").first?.decode("role", as: String.self)
+        }
+        guard role == "admin" else { throw APIError.forbidden("admins only") }
+    }
+
     /// Reports by status, oldest first, each with its reporter, its target as it is now and
     /// how many reports on that target are open.
     func queue(status: String, _ request: PageRequest<KeysetCursor>) throws -> (json: [UInt8], next: String?) {

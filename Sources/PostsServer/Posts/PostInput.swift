@@ -13,6 +13,18 @@ struct PostDraft: Sendable {
     let aiGenerated: Bool
     let image: UploadedFile?
 
+    /// A post made by the server for someone (a remote account's Note), its texts already cut to size.
+    init(title: String, summary: String, body: String, parentID: Int64?) {
+        self.title = title
+        self.summary = summary
+        self.body = body
+        self.parentID = parentID
+        timezone = "UTC"
+        locationTag = nil
+        aiGenerated = false
+        image = nil
+    }
+
     init(_ fields: BodyFields, image: UploadedFile?) throws(APIError) {
         title = try PostText.required(fields, "title", max: PostText.maxTitle)
         summary = try PostText.required(fields, "summary", max: PostText.maxSummary)

@@ -30,6 +30,15 @@ extension PostService {
         }
     }
 
+    /// A post written in the caller's transaction, as its first write (federation's inbox:
+    /// a remote account's Note); the post's JSON.
+    func create(_ draft: PostDraft, by caller: Caller, on connection: PostgresConnection) throws -> [UInt8] {
+        var locks = WriteLocks.posts([draft.parentID])
+        locks.add(profile: caller.userID, .shared)
+        try Write.take(locks, on: connection)
+        return try insert(draft, image: nil, by: caller, on: connection, committing: false)
+    }
+
     /// The row, the parent's count and the author's in one statement: no parent row, no
     /// post (404). The answer is the post as the change carries it, with `liked_by_me` false.
     private func insert(_ draft: PostDraft, image: ImageStore.Stored?, by caller: Caller,

@@ -1,14 +1,24 @@
+import Foundation
 import HTTP
 import Postgres
 
 /// `GET /api/profiles/<user_id>`, `PATCH /api/profiles/me`, and the avatar's upload
 /// (`PUT`/`DELETE /api/profiles/me/avatar`).
 enum ProfileRoutes {
+    /// `remote`: with federation, the user id of `user@domain` (API.md "Remote people").
     static func register(on routes: inout RouteTable, profiles: ProfileService, images: ImageStore,
-                         blockedWords: BlockedWords) {
+                         blockedWords: BlockedWords, remote: (@Sendable (String) throws -> Int64)? = nil) {
         let profiles = PerRequest(profiles)
         routes.get("/api/profiles/:user_id", etag: true) { _, context in
-            let userID = try context.parameters.require("user_id", as: Int64.self)
+            let parameter = try context.parameters.require("user_id", as: String.self)
+            let decoded = parameter.removingPercentEncoding ?? parameter
+            let userID: Int64
+            if decoded.hasPrefix("@") {
+                guard let remote else { throw APIError.notFound("no such profile") }
+                userID = try remote(String(decoded.dropFirst()))
+            } else {
+                userID = try context.parameters.require("user_id", as: Int64.self)
+            }
             guard let profile = try profiles(context).profile(of: userID, caller: context.caller) else { throw APIError.notFound("no such profile") }
             return answer(profile)
         }

@@ -22,6 +22,8 @@ struct EventEffects: Sendable {
     /// What every row a write makes is stamped with (`clock.now`): the services' own rows
     /// too, which reach it here.
     let clock: ServerClock
+    /// `FEDERATION=on`: what local users do is sent to other servers (`FederationEffects`).
+    var federates = false
 
     /// Whether a notification is pushed (a job per notification) by this instance.
     var pushes: Bool { jobs.runs(.push) }
@@ -56,6 +58,11 @@ struct EventEffects: Sendable {
             let feedParts = feed.ctes(table, at: clock.now)
             parts += feedParts.map(\.cte)
             queuesJobs = queuesJobs || feedParts.contains(where: \.queuesJobs)
+            if federates {
+                let federated = FederationEffects.ctes(table, at: clock.now)
+                parts += federated
+                queuesJobs = queuesJobs || !federated.isEmpty
+            }
         }
         return Effects(ctes: Self.list(parts), queuesJobs: queuesJobs)
     }
