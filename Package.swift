@@ -96,7 +96,8 @@ let package = Package(
             // The SMTP relay of the mail tests (SMTPRelay.swift), the image tests' fixtures and
             // their probe (ImageFixtures.swift), and the console's browser flows
             // (ConsoleBrowserTests), run with the venv's python.
-            exclude: ["smtp_relay.py", "image_fixtures.py", "image_probe.py", "console_flows.py", "push_services.py"]
+            exclude: ["smtp_relay.py", "image_fixtures.py", "image_probe.py", "console_flows.py", "push_services.py",
+                      "activitypub_peer.py"]
         ),
         .testTarget(name: "ImagesTests", dependencies: ["Images", "TestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"]),
