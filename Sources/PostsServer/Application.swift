@@ -200,6 +200,7 @@ public final class Application: Sendable {
                 tokens.relations.removeAll()
                 accounts.relations.removeAll()
                 tags.forget()
+                federation?.keys.forget()
                 feed.endAllStreams()
             }
             let saved = DevSnapshots(pool: pool, clock: clock, images: images, restores: restores)
@@ -213,7 +214,8 @@ public final class Application: Sendable {
         }
         // A quarter of the workers apply inbox requests, as many more wait: the API keeps half.
         federation?.register(on: &routes, pool: pool, clock: clock,
-                             services: Federation.Services(follows: follows, likes: likes, comments: comments, posts: posts),
+                             services: Federation.Services(follows: follows, likes: likes, comments: comments, posts: posts,
+                                                           deletion: AccountDeletion(pool: pool, effects: effects, images: images, clock: clock)),
                              moderation: moderation,
                              inboxConcurrency: max(1, configuration.databasePoolSize / 4))
         router = routes.router

@@ -19,8 +19,15 @@ struct EmailAddress: Sendable, Hashable, CustomStringConvertible {
         guard Self.isPlausibleMailbox(trimmed) else {
             throw APIError.invalid("email must be one address like name@example.com")
         }
+        // The domain remote accounts are keyed under (`RemoteActors`): no one signs in as one.
+        guard !trimmed.hasSuffix("@" + Self.remoteAccountsDomain) else {
+            throw APIError.invalid("email must be an address that can receive mail")
+        }
         value = trimmed
     }
+
+    /// What remote accounts' `users.email` ends with: `.invalid` (RFC 2606) receives no mail.
+    static let remoteAccountsDomain = "remote.invalid"
 
     /// The check alone, for addresses that do not key an account (`MAIL_FROM`, rows an
     /// external writer put in the outbox).

@@ -36,6 +36,7 @@ struct Federation: Sendable {
         let likes: LikeService
         let comments: CommentService
         let posts: PostService
+        let deletion: AccountDeletion
     }
 
     /// `inboxConcurrency`: inbox requests applied at once (`InboxGate`).
@@ -45,7 +46,8 @@ struct Federation: Sendable {
         ActorRoutes.register(on: &routes, actors: actors, collections: ActorCollections(pool: pool, urls: urls),
                              notes: notes, settings: settings)
         let activities = InboxActivities(pool: pool, actors: remoteActors, urls: urls, clock: clock, follows: services.follows,
-                                         likes: services.likes, comments: services.comments, posts: services.posts)
+                                         likes: services.likes, comments: services.comments, posts: services.posts,
+                                         deletion: services.deletion)
         InboxRoutes.register(on: &routes, inbox: InboxRoutes.Inbox(
             verifier: InboxVerifier(actors: remoteActors), activities: activities, gate: InboxGate(limit: inboxConcurrency),
             metrics: metrics, pool: pool, clock: clock))

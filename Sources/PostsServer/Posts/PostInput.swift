@@ -47,6 +47,15 @@ struct PostEdits: Sendable {
     let locationTag: String??
     let image: UploadedFile?
 
+    /// New texts the server was given for someone (a remote account's edited Note), cut to size already.
+    init(title: String?, summary: String?, body: String?) {
+        self.title = title
+        self.summary = summary
+        self.body = body
+        locationTag = nil
+        image = nil
+    }
+
     init(_ fields: BodyFields, image: UploadedFile?) throws(APIError) {
         title = try PostText.optional(fields, "title", max: PostText.maxTitle)
         summary = try PostText.optional(fields, "summary", max: PostText.maxSummary)

@@ -105,62 +105,73 @@ extension PostService {
         let stored = try edits.image.map(images.keep)
         do {
             return try pool.withTransaction { connection -> [UInt8] in
-                try Write.take(.posts([id]), on: connection)
-                let owned = try lockOwned(id, by: caller, on: connection)
-                let previous = owned.imageURL
-                // The image it replaced, if any (the same URL again is no replacement).
-                if stored != nil, previous != stored?.url { try images.drop([previous], on: connection) }
-                let title: String? = edits.title
-                let summary: String? = edits.summary
-                let body: String? = edits.body
-                let editedTexts = Self.editedTexts(edits)
-                let mentions = try Self.mentions(after: editedTexts, keeping: owned.mentions, on: connection)
-                let tags = try Hashtags.after(editedTexts, keeping: owned.tags, on: connection)
-                let before = Set(Mentions.decode(owned.mentions).map(\.userID))
-                let after = mentions.map { Set($0.map(\.userID)) } ?? before
-                let changesLocation: Bool = edits.locationTag != nil
-                let location: String? = edits.locationTag.flatMap { $0 }
-                let imageURL: String? = stored?.url
-                let imageWidth: Int32? = stored.map { Int32($0.width) }
-                let imageHeight: Int32? = stored.map { Int32($0.height) }
-                var steps: [SQLQuery] = ["""
-                    p AS (
-                        UPDATE posts SET
-                            title = coalesce(\(title)::text, title),
-                            summary = coalesce(\(summary)::text, summary),
-                            body = coalesce(\(body)::text, body),
-                            location_tag = CASE WHEN \(changesLocation) THEN \(location)::text ELSE location_tag END,
-                            image_url = coalesce(\(imageURL)::text, image_url),
-                            image_width = CASE WHEN \(imageURL)::text IS NULL THEN image_width ELSE \(imageWidth)::int END,
-                            image_height = CASE WHEN \(imageURL)::text IS NULL THEN image_height ELSE \(imageHeight)::int END,
-                            mentions = CASE WHEN \(mentions != nil) THEN \(mentions.map { Mentions.column($0) } ?? nil)::json
-                                            ELSE mentions END,
-                            tags = CASE WHEN \(tags != nil) THEN \(tags.map { Hashtags.column($0) } ?? nil)::json ELSE tags END
-                        WHERE id = \(id) RETURNING *
-                    )
-                    """]
-                if let tags { steps += Hashtags.postTagging(Hashtags.names(tags), edit: true, at: effects.clock.now) }
-                let write = Write(
-                    locking: .held, steps: steps,
-                    events: [(.postUpdated, EventTable.postUpdated.cte([
-                        "seq": "1", "post": "p.id", "parent": "p.parent_id", "actor": "\(caller.userID)",
-                        "json": "\(unsafeSQL: PostShape.json)", "moved": "false", "old_parent": "NULL",
-                        "mentions_added": "\(PostgresArray(after.subtracting(before).sorted()))",
-                        "mentions_removed": "\(PostgresArray(before.subtracting(after).sorted()))",
-                    ], "FROM p \(unsafeSQL: PostShape.authorJoin)"))],
-                    answer: """
-                        SELECT \(unsafeSQL: PostShape.columns)\(PostShape.likedByMe(caller: caller))
-                        FROM p \(unsafeSQL: PostShape.authorJoin)
-                        """)
-                guard let post = try Self.single(effects.run(write, on: connection, committing: true), withLiked: true) else {
-                    throw APIError.notFound("no such post")
-                }
-                return post
+                try edit(id, with: edits, image: stored, by: caller, on: connection, committing: true)
             }
         } catch {
             images.remove(url: stored?.url)
             throw error
         }
+    }
+
+    /// The same in the caller's transaction, as its first write (federation's inbox: the
+    /// Update of a remote account's Note); no image.
+    func update(_ id: Int64, with edits: PostEdits, by caller: Caller, on connection: PostgresConnection) throws -> [UInt8] {
+        try edit(id, with: edits, image: nil, by: caller, on: connection, committing: false)
+    }
+
+    private func edit(_ id: Int64, with edits: PostEdits, image stored: ImageStore.Stored?, by caller: Caller,
+                      on connection: PostgresConnection, committing: Bool) throws -> [UInt8] {
+        try Write.take(.posts([id]), on: connection)
+        let owned = try lockOwned(id, by: caller, on: connection)
+        let previous = owned.imageURL
+        // The image it replaced, if any (the same URL again is no replacement).
+        if stored != nil, previous != stored?.url { try images.drop([previous], on: connection) }
+        let title: String? = edits.title
+        let summary: String? = edits.summary
+        let body: String? = edits.body
+        let editedTexts = Self.editedTexts(edits)
+        let mentions = try Self.mentions(after: editedTexts, keeping: owned.mentions, on: connection)
+        let tags = try Hashtags.after(editedTexts, keeping: owned.tags, on: connection)
+        let before = Set(Mentions.decode(owned.mentions).map(\.userID))
+        let after = mentions.map { Set($0.map(\.userID)) } ?? before
+        let changesLocation: Bool = edits.locationTag != nil
+        let location: String? = edits.locationTag.flatMap { $0 }
+        let imageURL: String? = stored?.url
+        let imageWidth: Int32? = stored.map { Int32($0.width) }
+        let imageHeight: Int32? = stored.map { Int32($0.height) }
+        var steps: [SQLQuery] = ["""
+            p AS (
+                UPDATE posts SET
+                    title = coalesce(\(title)::text, title),
+                    summary = coalesce(\(summary)::text, summary),
+                    body = coalesce(\(body)::text, body),
+                    location_tag = CASE WHEN \(changesLocation) THEN \(location)::text ELSE location_tag END,
+                    image_url = coalesce(\(imageURL)::text, image_url),
+                    image_width = CASE WHEN \(imageURL)::text IS NULL THEN image_width ELSE \(imageWidth)::int END,
+                    image_height = CASE WHEN \(imageURL)::text IS NULL THEN image_height ELSE \(imageHeight)::int END,
+                    mentions = CASE WHEN \(mentions != nil) THEN \(mentions.map { Mentions.column($0) } ?? nil)::json
+                                    ELSE mentions END,
+                    tags = CASE WHEN \(tags != nil) THEN \(tags.map { Hashtags.column($0) } ?? nil)::json ELSE tags END
+                WHERE id = \(id) RETURNING *
+            )
+            """]
+        if let tags { steps += Hashtags.postTagging(Hashtags.names(tags), edit: true, at: effects.clock.now) }
+        let write = Write(
+            locking: .held, steps: steps,
+            events: [(.postUpdated, EventTable.postUpdated.cte([
+                "seq": "1", "post": "p.id", "parent": "p.parent_id", "actor": "\(caller.userID)",
+                "json": "\(unsafeSQL: PostShape.json)", "moved": "false", "old_parent": "NULL",
+                "mentions_added": "\(PostgresArray(after.subtracting(before).sorted()))",
+                "mentions_removed": "\(PostgresArray(before.subtracting(after).sorted()))",
+            ], "FROM p \(unsafeSQL: PostShape.authorJoin)"))],
+            answer: """
+                SELECT \(unsafeSQL: PostShape.columns)\(PostShape.likedByMe(caller: caller))
+                FROM p \(unsafeSQL: PostShape.authorJoin)
+                """)
+        guard let post = try Self.single(effects.run(write, on: connection, committing: committing), withLiked: true) else {
+            throw APIError.notFound("no such post")
+        }
+        return post
     }
 
     /// The post, read without a lock (no write, so no xid yet: see ChangeLog): 404 if there

@@ -78,6 +78,13 @@ struct UpkeepPruner: Sendable {
         Rule(name: "unused_push_tokens", table: "push_tokens",
              expired: "created_at < \(clock.now) - make_interval(secs => \(Double(pushTokenRetentionSeconds)))",
              oldestFirst: "created_at"),
+        // API.md "Federation": an activity received is applied once. Its Date must be within an
+        // hour and senders give up after days (Mastodon: about a week): a month covers both.
+        Rule(name: "inbox_activities", table: "inbox_activities",
+             expired: "received_at < \(clock.now) - interval '30 days'", oldestFirst: "received_at"),
+        // An activity of ours once no delivery of it can be tried (their window is 2 days).
+        Rule(name: "outgoing_activities", table: "outgoing_activities",
+             expired: "created_at < \(clock.now) - interval '3 days'", oldestFirst: "created_at"),
     ] }
 
     /// Runs every rule until it finds fewer than a batch, then the per-user caps' sweep from

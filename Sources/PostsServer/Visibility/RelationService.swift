@@ -48,9 +48,13 @@ struct RelationService: Sendable {
         }
         events.append((.relationsChanged, EventTable.relationsChanged.cte(["seq": "row_number() OVER (ORDER BY id)", "user_id": "id"],
                                                                           "FROM moved")))
+        // A block of a remote account, or its end, is sent to its server (API.md "Federation").
+        let federated = kind == .block && effects.federates
+        if federated { steps.append(FederationEffects.blocking(on, actor: caller.userID, target: target, after: "written", at: effects.clock.now)) }
         // A block removes follows: both users' follows hold still (their locks, first).
         let statement = Write(locking: blocking ? .held : .none, target: Write.Target(statement: "SELECT id FROM users WHERE id = \(target)"),
-                              steps: steps, events: events, answer: "SELECT (SELECT count(*) FROM target) AS found")
+                              steps: steps, events: events, answer: "SELECT (SELECT count(*) FROM target) AS found",
+                              queuesJobs: federated)
         let found = try pool.withTransaction { connection in
             if blocking { try Write.take(.profiles(concerned), on: connection) }
             return try effects.run(statement, on: connection, committing: true).firstRow().decode("found", as: Int.self)

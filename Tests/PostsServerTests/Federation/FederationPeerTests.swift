@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 @testable import PostsServer
 import Testing
 import TestSupport
@@ -63,8 +64,10 @@ import TestSupport
             "to": [ActivityPub.publicCollection],
         ] as [String: Any]]
         #expect(try peer.send(peerPost, to: "\(origin)/inbox") == 202)
-        let feed = try ash.get("/api/feed").json["posts"] as? [[String: Any]] ?? []
-        let copy = try #require(feed.first { $0["title"] as? String == "A post from bovine" })
+        // Into the feed by its fan-out job, a moment after.
+        let copy = try #require(try eventuallyValue(timeout: .seconds(30)) { () -> [String: Any]? in
+            (try ash.get("/api/feed").json["posts"] as? [[String: Any]])?.first { $0["title"] as? String == "A post from bovine" }
+        })
         #expect(copy["body"] as? String == "A post from bovine\nSecond line")
 
         // Ash replies and likes: the peer receives both, verified.
@@ -79,5 +82,94 @@ import TestSupport
         #expect(liked.verified && liked.activity["object"] as? String == peerNote)
         let refused = peer.received().filter { !$0.verified }.map { $0.activity["type"] as? String ?? "?" }
         #expect(refused.isEmpty, "bovine refused our \(refused)")
+    }
+}
+
+/// Edits, deletions and blocks, both ways, with the independent implementation.
+@Suite struct FederationPeerEditsTests {
+    @Test func editsDeletionsAndBlocks_crossBothWays() throws {
+        let app = try FederatedInstance.start()
+        defer { app.stop() }
+        let peer = try TestActivityPubPeer()
+        defer { peer.stop() }
+        let origin = "http://\(FederatedInstance.domain(of: app))"
+        let ash = try APIClient.user("ash@example.com", on: app)
+        let ashID = try ash.userID()
+        let ashActor = "\(origin)/ap/users/\(ashID)"
+        // Each follows the other.
+        #expect(try peer.send(["id": peer.newID("follows"), "type": "Follow", "object": ashActor], to: "\(origin)/inbox") == 202)
+        let peerHere = try #require((try ash.get("/api/profiles/@\(peer.acct)").json["profile"] as? [String: Any])?["user_id"] as? Int)
+        #expect(try ash.send("PUT", "/api/users/\(peerHere)/follow").status == 200)
+        #expect(try eventually { try ash.send("PUT", "/api/users/\(peerHere)/follow").json["pending"] == nil })
+
+        // The peer posts, then edits its note: the copy here follows.
+        let noteID = peer.newID("notes")
+        func note(_ content: String) -> [String: Any] {
+            ["id": noteID, "type": "Note", "attributedTo": peer.actorID, "content": content, "to": [ActivityPub.publicCollection]]
+        }
+        #expect(try peer.send(["id": peer.newID("activities"), "type": "Create", "object": note("<p>First words</p>")],
+                              to: "\(origin)/inbox") == 202)
+        let copy = try #require(try eventuallyValue(timeout: .seconds(30)) {
+            (try ash.get("/api/feed").json["posts"] as? [[String: Any]])?.first?["id"] as? Int
+        })
+        #expect(try peer.send(["id": peer.newID("activities"), "type": "Update", "object": note("<p>Better words</p>")],
+                              to: "\(origin)/inbox") == 202)
+        #expect(try ash.post(copy)?["body"] as? String == "Better words")
+
+        // Ash edits and deletes her post: the peer receives both, verified.
+        let post = try ash.createPost("Draft").id
+        #expect(try ash.send("PATCH", "/api/posts/\(post)", json: ["title": "Final"]).status == 200)
+        let update = try #require(try eventuallyValue(timeout: .seconds(30)) { peer.received("Update") })
+        #expect(update.verified && ((update.activity["object"] as? [String: Any])?["content"] as? String)?.hasPrefix("<p>Final</p>") == true)
+        #expect(try ash.send("DELETE", "/api/posts/\(post)").status == 200)
+        let delete = try #require(try eventuallyValue(timeout: .seconds(30)) { peer.received("Delete") })
+        #expect(delete.verified && (delete.activity["object"] as? [String: Any])?["id"] as? String == "\(origin)/posts/\(post)")
+        #expect(try APIClient(port: app.server.port).get("/posts/\(post)").status == 410)
+
+        // The peer deletes its note: the copy goes.
+        #expect(try peer.send(["id": peer.newID("activities"), "type": "Delete", "object": noteID], to: "\(origin)/inbox") == 202)
+        #expect(try ash.get("/api/posts/\(copy)").status == 404)
+
+        // Ash blocks the peer: a Block, and the end of her follow (an Undo).
+        #expect(try ash.send("PUT", "/api/users/\(peerHere)/block").status == 200)
+        let block = try #require(try eventuallyValue(timeout: .seconds(30)) { peer.received("Block") })
+        #expect(block.verified && block.activity["object"] as? String == peer.actorID)
+        let undo = try #require(try eventuallyValue(timeout: .seconds(30)) { peer.received("Undo") })
+        #expect(undo.verified && (undo.activity["object"] as? [String: Any])?["type"] as? String == "Follow")
+        // Blocked: its like is not counted.
+        let mine = try ash.createPost("After the block").id
+        #expect(try peer.send(["id": peer.newID("likes"), "type": "Like", "object": "\(origin)/posts/\(mine)"], to: "\(origin)/inbox") == 202)
+        #expect(try ash.post(mine)?.int("like_count") == 0)
+
+        // The peer's account deletes itself: gone here too.
+        #expect(try peer.send(["id": peer.newID("activities"), "type": "Delete", "object": peer.actorID], to: "\(origin)/inbox") == 202)
+        #expect(try ash.get("/api/profiles/\(peerHere)").status == 404)
+    }
+}
+
+/// The inbox's share of the server (API.md "Safety"): `limit` at work, as many waiting,
+/// the rest refused at once.
+@Suite struct InboxGateTests {
+    @Test func pastItsShare_aRequestIsRefusedAtOnce() throws {
+        let gate = InboxGate(limit: 1)
+        let inside = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            _ = gate.run { inside.signal(); release.wait() }
+            done.signal()
+        }
+        inside.wait()
+        // One waits its turn (it gets it once the first is done)…
+        let waiter = Atomic<Int>(0)
+        DispatchQueue.global().async {
+            if gate.run({ 1 }) != nil { waiter.store(1, ordering: .relaxed) } else { waiter.store(2, ordering: .relaxed) }
+            done.signal()
+        }
+        // …and a third, past both, is refused without waiting.
+        #expect(eventually { gate.occupancy == 2 })
+        #expect(gate.run({ 1 }) == nil)
+        release.signal()
+        done.wait()
+        done.wait()
+        #expect(waiter.load(ordering: .relaxed) == 1)
     }
 }

@@ -20,6 +20,11 @@ final class ActorKeys: Sendable {
         self.clock = clock
     }
 
+    /// Forgets the keys read (a restored snapshot may hold others).
+    func forget() {
+        known.withLock { $0.removeAll() }
+    }
+
     /// The user's key (nil: the instance actor's).
     func key(of user: Int64?) throws -> Key {
         if let key = known.withLock({ $0[user] }) { return key }

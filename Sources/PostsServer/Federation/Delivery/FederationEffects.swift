@@ -60,6 +60,25 @@ enum FederationEffects {
         }
     }
 
+    /// `federated_block`: a block of a remote account (or its end), when `written` (the
+    /// statement's CTE that changed the block) has a row; a pending follow between them goes.
+    static func blocking(_ on: Bool, actor: Int64, target: Int64, after written: String, at now: SQLQuery) -> SQLQuery {
+        let kind: OutgoingActivity.Kind = on ? .block : .undoBlock
+        return """
+            federated_block AS (
+                INSERT INTO jobs (kind, payload, run_at, created_at)
+                SELECT \(JobKind.federationPublish.name),
+                       \(JobPayload.federationPublish(kind: "\(kind.rawValue)::text", actor: "\(actor)::bigint", followee: "\(target)::bigint")),
+                       \(now), \(now)
+                WHERE EXISTS (SELECT 1 FROM \(unsafeSQL: written)) AND EXISTS (SELECT 1 FROM remote_actors r WHERE r.user_id = \(target))
+                  AND \(unsafeSQL: local("\(actor)"))
+            ), unasked AS (
+                DELETE FROM follow_requests WHERE \(on) AND EXISTS (SELECT 1 FROM \(unsafeSQL: written))
+                  AND ((follower_id = \(actor) AND followee_id = \(target)) OR (follower_id = \(target) AND followee_id = \(actor)))
+            )
+            """
+    }
+
     /// `<user>` is one of ours (not a remote account).
     private static func local(_ user: String) -> String {
         "NOT EXISTS (SELECT 1 FROM remote_actors r WHERE r.user_id = \(user))"

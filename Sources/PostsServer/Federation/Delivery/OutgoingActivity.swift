@@ -16,6 +16,8 @@ struct OutgoingActivity {
         case follow
         case undoFollow = "undo_follow"
         case acceptFollow = "accept_follow"
+        case block
+        case undoBlock = "undo_block"
     }
 
     /// Who signs it: one of our users.
@@ -82,13 +84,15 @@ struct OutgoingActivity {
             let activity = order.kind == .like ? like
                 : envelope("Undo", id: "\(actorID)#likes/\(post)/undo/\(stamp)", object: like)
             return OutgoingActivity(actor: order.actor, json: activity, recipients: "SELECT \(author)::bigint")
-        case .follow, .undoFollow:
+        case .follow, .undoFollow, .block, .undoBlock:
+            // `followee`: the remote account followed or blocked.
             guard let followee = order.followee else { return nil }
             let target = try connection.query("SELECT uri FROM remote_actors WHERE user_id = \(followee)").first
             guard let target else { return nil }
-            let follow = envelope("Follow", id: "\(actorID)#follows/\(followee)", object: try target.decode("uri", as: String.self))
-            let activity = order.kind == .follow ? follow
-                : envelope("Undo", id: "\(actorID)#follows/\(followee)/undo/\(stamp)", object: follow)
+            let (type, path) = [.follow, .undoFollow].contains(order.kind) ? ("Follow", "follows") : ("Block", "blocks")
+            let original = envelope(type, id: "\(actorID)#\(path)/\(followee)", object: try target.decode("uri", as: String.self))
+            let activity = [.follow, .block].contains(order.kind) ? original
+                : envelope("Undo", id: "\(actorID)#\(path)/\(followee)/undo/\(stamp)", object: original)
             return OutgoingActivity(actor: order.actor, json: activity, recipients: "SELECT \(followee)::bigint")
         case .acceptFollow:
             // `actor` accepts the follow of `followee` (the remote follower), whose Follow it names.

@@ -6,7 +6,8 @@ import Postgres
 /// remote actor as to anyone (a block refuses its like, a mute hides its comment):
 /// `Follow` (stored and `Accept`ed), `Undo` of a follow or a like, `Accept`/`Reject` of our
 /// follow, `Create` of a `Note` (a reply → a comment; a post of an account someone here
-/// follows → a post), `Like`, `Delete` of a Note or of the actor, `Update` of the actor.
+/// follows → a post), `Like`, `Delete` of a Note or of the actor, `Update` of the actor or
+/// of a Note that is a post here.
 /// Each runs in one transaction whose last write records the activity's id: delivered
 /// twice, it is applied once.
 struct InboxActivities: Sendable {
@@ -18,6 +19,8 @@ struct InboxActivities: Sendable {
     let likes: LikeService
     let comments: CommentService
     let posts: PostService
+    /// A remote account's `Delete` of itself: gone as an account here goes.
+    let deletion: AccountDeletion
 
     enum Outcome: Equatable {
         case applied
@@ -41,6 +44,11 @@ struct InboxActivities: Sendable {
             _ = try actors.refreshed(signer.uri)
             return .applied
         }
+        // Its own transaction (a large account's follows go by a job), and applied once anyway.
+        if type == "Delete", Self.id(activity["object"]) == signer.uri {
+            try deletion.delete(signer.userID)
+            return .applied
+        }
         let remote = try remoteCaller(signer)
         do {
             return try pool.withTransaction { connection in
@@ -62,6 +70,7 @@ struct InboxActivities: Sendable {
         case "Create": outcome = try create(activity, by: remote, signer: signer, on: connection)
         case "Like": outcome = try like(activity, by: remote, on: connection)
         case "Delete": outcome = try delete(activity, by: remote, signer: signer, on: connection)
+        case "Update": outcome = try update(activity, by: remote, signer: signer, on: connection)
         default: outcome = .ignored
         }
         guard outcome == .applied else { return outcome }
@@ -169,25 +178,21 @@ struct InboxActivities: Sendable {
             throw Malformed(description: "a Create of an object that is not its actor's")
         }
         guard try connection.query("SELECT 1 FROM remote_objects WHERE uri = \(uri)").rowCount == 0 else { return .ignored }
-        let text = NoteContent.plainText(fromHTML: note["content"] as? String ?? "")
-        let warning = (note["summary"] as? String).map { NoteContent.plainText(fromHTML: $0) } ?? ""
         var made: (post: Int64?, comment: UUID?)
         do {
             if let inReplyTo = Self.id(note["inReplyTo"]) {
                 guard let place = try place(of: inReplyTo, on: connection),
                       try !silenced(remote, towardAuthorOf: place.post, on: connection) else { return .ignored }
-                let body = String((warning.isEmpty ? text : "\(warning)\n\n\(text)").prefix(CommentService.maxLength))
+                let texts = Self.postTexts(of: note)
+                let body = String((texts.summary.isEmpty ? texts.body : "\(texts.summary)\n\n\(texts.body)").prefix(CommentService.maxLength))
                 let json = try comments.add(body.isEmpty ? "…" : body, to: place.post, replyTo: place.comment, by: remote, on: connection)
                 made.comment = Self.commentID(in: json)
             } else {
                 // A post of an account no one here follows is of no one's feed.
                 let followed = try connection.query("SELECT 1 FROM follows WHERE followee_id = \(signer.userID) LIMIT 1").rowCount > 0
                 guard followed else { return .ignored }
-                let name = (note["name"] as? String).map { NoteContent.plainText(fromHTML: $0) }
-                let firstLine = text.split(separator: "\n", omittingEmptySubsequences: true).first.map(String.init) ?? ""
-                let title = String((name?.isEmpty == false ? name! : firstLine).prefix(PostText.maxTitle))
-                let draft = PostDraft(title: title.isEmpty ? "…" : title, summary: String(warning.prefix(PostText.maxSummary)),
-                                      body: String(text.prefix(PostText.maxBody)), parentID: nil)
+                let texts = Self.postTexts(of: note)
+                let draft = PostDraft(title: texts.title, summary: texts.summary, body: texts.body, parentID: nil)
                 made.post = Self.postID(in: try posts.create(draft, by: remote, on: connection))
             }
         } catch let error as APIError where [.notFound, .forbidden, .gone].contains(error.reason) {
@@ -207,6 +212,31 @@ struct InboxActivities: Sendable {
             WHERE ra.user_id = \(remote.userID) AND NOT EXISTS (
                 SELECT 1 FROM posts p JOIN follows f ON f.follower_id = p.user_id AND f.followee_id = ra.user_id WHERE p.id = \(post))
             """).rowCount > 0
+    }
+
+    /// API.md "In": a post's `title` is the Note's `name` or its first line, cut at 200
+    /// characters; its `summary` the content warning or empty; its `body` the text.
+    static func postTexts(of note: [String: Any]) -> (title: String, summary: String, body: String) {
+        let text = NoteContent.plainText(fromHTML: note["content"] as? String ?? "")
+        let warning = (note["summary"] as? String).map { NoteContent.plainText(fromHTML: $0) } ?? ""
+        let name = (note["name"] as? String).map { NoteContent.plainText(fromHTML: $0) } ?? ""
+        let firstLine = text.split(separator: "\n", omittingEmptySubsequences: true).first.map(String.init) ?? ""
+        let title = String((name.isEmpty ? firstLine : name).prefix(PostText.maxTitle))
+        return (title.isEmpty ? "…" : title, String(warning.prefix(PostText.maxSummary)), String(text.prefix(PostText.maxBody)))
+    }
+
+    /// An `Update` of a Note of the actor's that is a post here: its texts, edited.
+    private func update(_ activity: [String: Any], by remote: Caller, signer: RemoteActors.Actor,
+                        on connection: PostgresConnection) throws -> Outcome {
+        guard let note = activity["object"] as? [String: Any], let uri = note["id"] as? String,
+              Self.id(note["attributedTo"]) == signer.uri else { return .ignored }
+        let row = try connection.query("""
+            SELECT post_id FROM remote_objects WHERE uri = \(uri) AND actor_id = \(signer.userID) AND post_id IS NOT NULL
+            """).first
+        guard let post = try row?.decode("post_id", as: Int64.self) else { return .ignored }
+        let texts = Self.postTexts(of: note)
+        _ = try posts.update(post, with: PostEdits(title: texts.title, summary: texts.summary, body: texts.body), by: remote, on: connection)
+        return .applied
     }
 
     /// Where a reply to `uri` goes: a post (a comment on it) or a comment (a reply in its thread).

@@ -16,6 +16,9 @@ final class InboxGate: Sendable {
         turns = DispatchSemaphore(value: self.limit)
     }
 
+    /// Requests in a turn or waiting for one.
+    var occupancy: Int { waiting.load(ordering: .relaxed) }
+
     /// Runs `body` in a turn; nil when none was had (the caller answers 429).
     func run<T>(_ body: () throws -> T) rethrows -> T? {
         guard waiting.add(1, ordering: .relaxed).newValue <= limit * 2 else {

@@ -138,7 +138,7 @@ struct RemoteActors: Sendable {
         let now = clock.now
         try pool.withTransaction { connection in
             let user: Int64 = try connection.query("""
-                INSERT INTO users (email, created_at) VALUES (encode(sha256(convert_to(\(actor.uri), 'UTF8')), 'hex') || '@remote.invalid', \(now))
+                INSERT INTO users (email, created_at) VALUES (encode(sha256(convert_to(\(actor.uri), 'UTF8')), 'hex') || \("@" + EmailAddress.remoteAccountsDomain), \(now))
                 ON CONFLICT (email) DO UPDATE SET email = excluded.email RETURNING id
                 """).firstRow().decode("id")
             // The acct moved to this id from an older one (an actor that moved): the old gives it up.
