@@ -162,6 +162,8 @@ public final class Application: Sendable {
         let consoleAssets = Self.consoleAssets(in: configuration.consoleDirectory, logger: logger)
         let moderation = ModerationService(pool: pool, posts: posts, comments: comments, clock: clock)
         ModerationRoutes.register(on: &routes, reports: ReportService(pool: pool, clock: clock), moderation: moderation)
+        // Whether or not federation is on: an admin may block domains before turning it on.
+        DomainBlockRoutes.register(on: &routes, blocks: DomainBlocks(pool: pool, clock: clock), moderation: moderation)
         let overview = ConsoleOverview(pool: pool, clock: clock, health: {
             let push = pushStates().filter { $0.1 != "not_configured" }
             let summary = push.isEmpty ? "not_configured" : push.contains { $0.1 == "failing" } ? "failing" : "ok"
@@ -216,7 +218,6 @@ public final class Application: Sendable {
         federation?.register(on: &routes, pool: pool, clock: clock,
                              services: Federation.Services(follows: follows, likes: likes, comments: comments, posts: posts,
                                                            deletion: AccountDeletion(pool: pool, effects: effects, images: images, clock: clock)),
-                             moderation: moderation,
                              inboxConcurrency: max(1, configuration.databasePoolSize / 4))
         router = routes.router
 

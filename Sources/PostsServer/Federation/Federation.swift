@@ -41,7 +41,7 @@ struct Federation: Sendable {
 
     /// `inboxConcurrency`: inbox requests applied at once (`InboxGate`).
     func register(on routes: inout RouteTable, pool: ConnectionPool, clock: ServerClock, services: Services,
-                  moderation: ModerationService, inboxConcurrency: Int) {
+                  inboxConcurrency: Int) {
         DiscoveryRoutes.register(on: &routes, actors: actors, settings: settings, pool: pool)
         ActorRoutes.register(on: &routes, actors: actors, collections: ActorCollections(pool: pool, urls: urls),
                              notes: notes, settings: settings)
@@ -51,7 +51,6 @@ struct Federation: Sendable {
         InboxRoutes.register(on: &routes, inbox: InboxRoutes.Inbox(
             verifier: InboxVerifier(actors: remoteActors), activities: activities, gate: InboxGate(limit: inboxConcurrency),
             metrics: metrics, pool: pool, clock: clock))
-        DomainBlockRoutes.register(on: &routes, blocks: DomainBlocks(pool: pool, clock: clock), moderation: moderation)
     }
 
     /// `GET /api/profiles/@user@domain`: the account's user id, resolved through WebFinger
