@@ -8,12 +8,14 @@ import { users } from './users.js';
 import { log } from './log.js';
 import { mailbox, seed, events } from './dev.js';
 import { snapshots, clock, faults } from './testing.js';
+import { domains } from './domains.js';
 
 const pages = [
   { path: 'overview', title: 'Overview', render: overview },
   { path: 'reports', title: 'Reports', render: reports },
   { path: 'users', title: 'Users', render: users },
   { path: 'log', title: 'Log', render: log },
+  { path: 'domains', title: 'Domains', render: domains },
   { path: 'mailbox', title: 'Mailbox', render: mailbox, dev: true, open: true },
   { path: 'seed', title: 'Seed and reset', render: seed, dev: true },
   { path: 'events', title: 'Live events', render: events, dev: true },

@@ -95,7 +95,9 @@ function person(found, context, query) {
   const card = h('li', { class: 'person' },
     h('h2', {}, profile ? profile.username : `User ${user.id}`),
     table(`Account ${user.id}`, ['Field', 'Value'], [
-      ['Email', user.email], ['Role', user.role], ['Suspended', user.suspended ? 'yes' : 'no'],
+      // A remote account has no email of its own (README "Federation").
+      profile?.remote ? ['Account', `remote: ${profile.acct}`] : ['Email', user.email],
+      ['Role', user.role], ['Suspended', user.suspended ? 'yes' : 'no'],
       ['Signed up', when(user.created_at)],
       ['Full name', profile?.full_name ?? ''], ['Posts', String(profile?.posts_count ?? 0)],
       ['Followers', String(profile?.followers_count ?? 0)],

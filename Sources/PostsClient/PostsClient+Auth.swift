@@ -39,6 +39,15 @@ extension PostsClient {
         try await send(APIRequest("GET", "/api/profiles/\(userID)"), as: ProfileEnvelope.self).profile
     }
 
+    /// An account of another server of the fediverse by its `user@domain` (federation: found
+    /// through its server's WebFinger when new here); `notFound` for none, `unavailable`
+    /// while its server does not answer. Follow it by its `userID`.
+    public func profile(acct: String) async throws -> Profile {
+        let name = acct.hasPrefix("@") ? String(acct.dropFirst()) : acct
+        let encoded = name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/", "?", "#"])) ?? name
+        return try await send(APIRequest("GET", "/api/profiles/@\(encoded)"), as: ProfileEnvelope.self).profile
+    }
+
     /// Changes the signed-in user's profile; only the fields set in `update` are sent.
     /// A username already taken (ignoring case) is `conflict`.
     @discardableResult

@@ -45,16 +45,29 @@ public struct FollowState: Codable, Sendable, Equatable {
     public let userID: Int
     public let following: Bool
     public let followersCount: Int
+    /// A follow of an account on another server, asked and not yet accepted by it
+    /// (federation): `following` is false until it is.
+    public let isPending: Bool
 
     enum CodingKeys: String, CodingKey {
         case userID = "user_id"
         case following
         case followersCount = "followers_count"
+        case isPending = "pending"
     }
 
-    public init(userID: Int, following: Bool, followersCount: Int) {
+    public init(userID: Int, following: Bool, followersCount: Int, isPending: Bool = false) {
         self.userID = userID
         self.following = following
         self.followersCount = followersCount
+        self.isPending = isPending
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        userID = try container.decode(Int.self, forKey: .userID)
+        following = try container.decode(Bool.self, forKey: .following)
+        followersCount = try container.decode(Int.self, forKey: .followersCount)
+        isPending = try container.decodeIfPresent(Bool.self, forKey: .isPending) ?? false
     }
 }

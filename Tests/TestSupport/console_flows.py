@@ -9,7 +9,7 @@ screenshot of each page is saved at 1280 and 360 px wide.
 
 `production`: token mode. Codes are read from the outbox with psql (no mail server: the
 message waits there). `trust`: the dev mailbox shows the code; Seed fills the overview;
-snapshots, the clock and faults work from their pages.
+snapshots, the clock and faults work from their pages; an admin blocks and lifts a domain.
 Exit 0 when every flow passed; otherwise the first failure is printed and the exit is 1.
 
 Every check waits (bounded, WAIT_SECONDS) for the state it checks, never for a time: the
@@ -321,6 +321,20 @@ def trust(args):
         console.press("Remove all")
         console.text("Every fault is removed.")
         console.text("No faults")
+
+        # Federation's domain blocks (an admin's): one blocked with a note, listed, lifted.
+        console.go("domains")
+        console.heading("Domains")
+        console.text("No domain is blocked or silenced.")
+        console.fill("Domain", "spam.example")
+        console.fill("Note", "bulk spam")
+        console.press("Save")
+        console.text("Blocked spam.example.")
+        console.until(lambda d: "bulk spam" in d.find_element(By.CSS_SELECTOR, "main table").text, "listing the block")
+        console.check("domains")
+        console.press("Lift")
+        console.text("Lifted the block of spam.example.")
+        console.text("No domain is blocked or silenced.")
 
         # The keyboard alone: the first stop skips to the page, then the pages in order;
         # Enter on one opens it. (`heading` waits for the page's own focus on `main`, which

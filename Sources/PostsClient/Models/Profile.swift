@@ -15,6 +15,11 @@ public struct Profile: Codable, Sendable, Equatable, Hashable, Identifiable {
     /// Whether the caller follows this user: on authenticated reads of a profile and of the
     /// followers and following pages; nil elsewhere.
     public let followedByMe: Bool?
+    /// `user@domain` of an account on another server of the fediverse; the username for one
+    /// of this server's (API.md "Remote people").
+    public let acct: String
+    /// Whether the account lives on another server (federation).
+    public let isRemote: Bool
 
     public var id: Int { userID }
 
@@ -29,10 +34,13 @@ public struct Profile: Codable, Sendable, Equatable, Hashable, Identifiable {
         case followingCount = "following_count"
         case postsCount = "posts_count"
         case followedByMe = "followed_by_me"
+        case acct
+        case isRemote = "remote"
     }
 
     public init(userID: Int, username: String, fullName: String, bio: String, avatarURL: String?, createdAt: Date,
-                followersCount: Int = 0, followingCount: Int = 0, postsCount: Int = 0, followedByMe: Bool? = nil) {
+                followersCount: Int = 0, followingCount: Int = 0, postsCount: Int = 0, followedByMe: Bool? = nil,
+                acct: String? = nil, isRemote: Bool = false) {
         self.userID = userID
         self.username = username
         self.fullName = fullName
@@ -43,6 +51,8 @@ public struct Profile: Codable, Sendable, Equatable, Hashable, Identifiable {
         self.followingCount = followingCount
         self.postsCount = postsCount
         self.followedByMe = followedByMe
+        self.acct = acct ?? username
+        self.isRemote = isRemote
     }
 
     /// The counters may be absent (a server from before follows): 0.
@@ -58,5 +68,8 @@ public struct Profile: Codable, Sendable, Equatable, Hashable, Identifiable {
         followingCount = try container.decodeIfPresent(Int.self, forKey: .followingCount) ?? 0
         postsCount = try container.decodeIfPresent(Int.self, forKey: .postsCount) ?? 0
         followedByMe = try container.decodeIfPresent(Bool.self, forKey: .followedByMe)
+        // A server from before federation: one of its own.
+        acct = try container.decodeIfPresent(String.self, forKey: .acct) ?? username
+        isRemote = try container.decodeIfPresent(Bool.self, forKey: .isRemote) ?? false
     }
 }

@@ -70,6 +70,8 @@ public struct InstanceInformation: Sendable, Equatable {
         // Images live in an S3-compatible bucket: every instance serves every image, and
         // with S3_PUBLIC_URL they may come from a CDN (a client follows the 302).
         if configuration.storage?.location.isS3 == true { features.append("s3") }
+        // ActivityPub (FEDERATION=on): `@user@domain` profiles resolve, remote follows are pending.
+        if configuration.federation != nil { features.append("federation") }
         return features.sorted()
     }
 }
