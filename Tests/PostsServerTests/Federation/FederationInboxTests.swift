@@ -121,6 +121,14 @@ import TestSupport
         let metrics = try APIClient(port: app.server.port).get("/metrics").text
         #expect(metrics.contains("federation_inbox_total{outcome=\"duplicate\"} 1"))
         #expect(metrics.contains("federation_inbox_total{outcome=\"unsigned\"} 1"))
+
+        // Suspended here, as a local account would be: nothing it sends is applied.
+        try app.pool.withConnection { connection in
+            try connection.query("UPDATE profiles SET suspended = true WHERE acct IS NOT NULL")
+        }
+        let unfollow = mallory.activity("Undo", object: ["type": "Follow", "actor": mallory.id, "object": ashActor])
+        #expect(try Self.post(unfollow, to: app, headers: mallory.signedHeaders(path: "/inbox", body: unfollow)).status == 403)
+        #expect(try Self.count("follows", in: app) == 1)
     }
 
     @Test func aRotatedKey_isFetchedAgain_atMostOnceAMinute() throws {

@@ -63,15 +63,20 @@ struct InboxActivities: Sendable {
                        on connection: PostgresConnection) throws -> Outcome {
         guard try alreadyApplied(id, on: connection) == false else { return .duplicate }
         let outcome: Outcome
-        switch type {
-        case "Follow": outcome = try follow(activity, id: id, by: remote, on: connection)
-        case "Undo": outcome = try undo(activity, by: remote, signer: signer, on: connection)
-        case "Accept", "Reject": outcome = try answer(activity, accepted: type == "Accept", signer: signer, on: connection)
-        case "Create": outcome = try create(activity, by: remote, signer: signer, on: connection)
-        case "Like": outcome = try like(activity, by: remote, on: connection)
-        case "Delete": outcome = try delete(activity, by: remote, signer: signer, on: connection)
-        case "Update": outcome = try update(activity, by: remote, signer: signer, on: connection)
-        default: outcome = .ignored
+        do {
+            switch type {
+            case "Follow": outcome = try follow(activity, id: id, by: remote, on: connection)
+            case "Undo": outcome = try undo(activity, by: remote, signer: signer, on: connection)
+            case "Accept", "Reject": outcome = try answer(activity, accepted: type == "Accept", signer: signer, on: connection)
+            case "Create": outcome = try create(activity, by: remote, signer: signer, on: connection)
+            case "Like": outcome = try like(activity, by: remote, on: connection)
+            case "Delete": outcome = try delete(activity, by: remote, signer: signer, on: connection)
+            case "Update": outcome = try update(activity, by: remote, signer: signer, on: connection)
+            default: outcome = .ignored
+            }
+        } catch let refusal as APIError where Self.refusalsIgnored.contains(refusal.reason) {
+            // What it is about is gone, or the policy refuses it (a block): nothing was written.
+            return .ignored
         }
         guard outcome == .applied else { return outcome }
         // Last: a second delivery of it in flight waits here, and then finds it.
@@ -83,6 +88,10 @@ struct InboxActivities: Sendable {
     }
 
     private struct Duplicate: Error {}
+
+    /// The services' refusals that leave an activity without effect rather than failing it
+    /// (a retry would find the same): no such object, a block, a tombstone, a rule.
+    private static let refusalsIgnored: [APIError.Reason] = [.notFound, .forbidden, .gone, .invalid]
 
     private func alreadyApplied(_ id: String, on connection: PostgresConnection) throws -> Bool {
         try connection.query("SELECT 1 FROM inbox_activities WHERE id = \(id)").rowCount > 0
@@ -98,11 +107,7 @@ struct InboxActivities: Sendable {
     private func follow(_ activity: [String: Any], id: String, by remote: Caller,
                         on connection: PostgresConnection) throws -> Outcome {
         guard case .actor(let local)? = Self.id(activity["object"]).flatMap(urls.local) else { return .ignored }
-        do {
-            _ = try follows.set(following: true, user: local, by: remote, on: connection)
-        } catch let error as APIError where [.notFound, .forbidden, .invalid].contains(error.reason) {
-            return .ignored // across a block, or of no one here
-        }
+        _ = try follows.set(following: true, user: local, by: remote, on: connection)
         try connection.query("""
             INSERT INTO jobs (kind, payload, run_at, created_at)
             VALUES (\(JobKind.federationPublish.name),
@@ -158,11 +163,7 @@ struct InboxActivities: Sendable {
     private func like(_ activity: [String: Any], by remote: Caller, on connection: PostgresConnection) throws -> Outcome {
         guard case .post(let post)? = Self.id(activity["object"]).flatMap(urls.local) else { return .ignored }
         guard try !silenced(remote, towardAuthorOf: post, on: connection) else { return .ignored }
-        do {
-            _ = try likes.apply(.like, post: post, by: remote, on: connection)
-        } catch let error as APIError where [.notFound, .forbidden, .gone].contains(error.reason) {
-            return .ignored
-        }
+        _ = try likes.apply(.like, post: post, by: remote, on: connection)
         return .applied
     }
 
@@ -179,24 +180,20 @@ struct InboxActivities: Sendable {
         }
         guard try connection.query("SELECT 1 FROM remote_objects WHERE uri = \(uri)").rowCount == 0 else { return .ignored }
         var made: (post: Int64?, comment: UUID?)
-        do {
-            if let inReplyTo = Self.id(note["inReplyTo"]) {
-                guard let place = try place(of: inReplyTo, on: connection),
-                      try !silenced(remote, towardAuthorOf: place.post, on: connection) else { return .ignored }
-                let texts = Self.postTexts(of: note)
-                let body = String((texts.summary.isEmpty ? texts.body : "\(texts.summary)\n\n\(texts.body)").prefix(CommentService.maxLength))
-                let json = try comments.add(body.isEmpty ? "…" : body, to: place.post, replyTo: place.comment, by: remote, on: connection)
-                made.comment = Self.commentID(in: json)
-            } else {
-                // A post of an account no one here follows is of no one's feed.
-                let followed = try connection.query("SELECT 1 FROM follows WHERE followee_id = \(signer.userID) LIMIT 1").rowCount > 0
-                guard followed else { return .ignored }
-                let texts = Self.postTexts(of: note)
-                let draft = PostDraft(title: texts.title, summary: texts.summary, body: texts.body, parentID: nil)
-                made.post = Self.postID(in: try posts.create(draft, by: remote, on: connection))
-            }
-        } catch let error as APIError where [.notFound, .forbidden, .gone].contains(error.reason) {
-            return .ignored // what it answers is gone, or its author may not answer it
+        if let inReplyTo = Self.id(note["inReplyTo"]) {
+            guard let place = try place(of: inReplyTo, on: connection),
+                  try !silenced(remote, towardAuthorOf: place.post, on: connection) else { return .ignored }
+            let texts = Self.postTexts(of: note)
+            let body = String((texts.summary.isEmpty ? texts.body : "\(texts.summary)\n\n\(texts.body)").prefix(CommentService.maxLength))
+            let json = try comments.add(body.isEmpty ? "…" : body, to: place.post, replyTo: place.comment, by: remote, on: connection)
+            made.comment = Self.commentID(in: json)
+        } else {
+            // A post of an account no one here follows is of no one's feed.
+            let followed = try connection.query("SELECT 1 FROM follows WHERE followee_id = \(signer.userID) LIMIT 1").rowCount > 0
+            guard followed else { return .ignored }
+            let texts = Self.postTexts(of: note)
+            let draft = PostDraft(title: texts.title, summary: texts.summary, body: texts.body, parentID: nil)
+            made.post = Self.postID(in: try posts.create(draft, by: remote, on: connection))
         }
         try connection.query("""
             INSERT INTO remote_objects (uri, actor_id, post_id, comment_id) VALUES (\(uri), \(signer.userID), \(made.post), \(made.comment))

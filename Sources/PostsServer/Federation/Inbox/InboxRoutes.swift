@@ -46,6 +46,11 @@ enum InboxRoutes {
             inbox.metrics.count(.blocked)
             throw APIError.forbidden(why)
         }
+        // Suspended here: as a local account, it may do nothing (API.md "Safety").
+        guard !signer.suspended else {
+            inbox.metrics.count(.blocked)
+            throw APIError.forbidden("this account is suspended here")
+        }
         guard let activity = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any] else {
             inbox.metrics.count(.malformed)
             throw APIError.malformed("the body is not a JSON object")

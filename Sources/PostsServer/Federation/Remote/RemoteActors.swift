@@ -23,6 +23,8 @@ struct RemoteActors: Sendable {
         let publicKeyPEM: String
         /// Whether its key may be fetched again now (its last fetch is a minute old).
         let keyMayBeRefetched: Bool
+        /// A moderator here suspended the account: nothing it sends is applied.
+        var suspended = false
     }
 
     enum Failure: Error, CustomStringConvertible {
@@ -171,7 +173,8 @@ struct RemoteActors: Sendable {
             let row = try connection.query("""
                 SELECT ra.user_id, ra.uri, ra.domain, ra.key_id, ra.public_key_pem,
                        ra.key_fetched_at < \(clock.now) - make_interval(secs => \(Double(Self.keyRefetchSeconds))) AS stale,
-                       EXISTS (SELECT 1 FROM domain_blocks b WHERE b.domain = ra.domain AND b.action = 'block') AS blocked
+                       EXISTS (SELECT 1 FROM domain_blocks b WHERE b.domain = ra.domain AND b.action = 'block') AS blocked,
+                       pr.suspended
                 FROM remote_actors ra JOIN profiles pr ON pr.user_id = ra.user_id
                 WHERE \(condition)
                 """).first
@@ -179,7 +182,7 @@ struct RemoteActors: Sendable {
             return try row.map { row in
                 Actor(userID: try row.decode("user_id"), uri: try row.decode("uri"), domain: try row.decode("domain"),
                       keyID: try row.decode("key_id"), publicKeyPEM: try row.decode("public_key_pem"),
-                      keyMayBeRefetched: try row.decode("stale"))
+                      keyMayBeRefetched: try row.decode("stale"), suspended: try row.decode("suspended"))
             }
         }
     }
