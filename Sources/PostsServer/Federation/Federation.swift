@@ -12,6 +12,8 @@ struct Federation: Sendable {
     let notes: NoteDocuments
     let remoteActors: RemoteActors
     let metrics = FederationMetrics()
+    /// Lookups of `@user@domain` wait on other servers: a few at once, as the inbox's share.
+    private let lookups = InboxGate(limit: 2)
 
     init(settings: FederationSettings, pool: ConnectionPool, clock: ServerClock) {
         self.settings = settings
@@ -54,10 +56,14 @@ struct Federation: Sendable {
     }
 
     /// `GET /api/profiles/@user@domain`: the account's user id, resolved through WebFinger
-    /// when unknown. 404 for none (or a blocked domain), 503 while its server is unreachable.
+    /// when unknown. 404 for none (or a blocked domain), 503 while its server is unreachable,
+    /// 429 past two lookups at once (each may wait seconds on another server).
     func resolveRemote(_ acct: String) throws -> Int64 {
         do {
-            return try remoteActors.resolve(acct: acct).userID
+            guard let user = try lookups.run({ try remoteActors.resolve(acct: acct).userID }) else {
+                throw APIError(.tooManyRequests, "too many lookups of other servers' accounts at once; try again shortly", retryAfter: 2)
+            }
+            return user
         } catch RemoteActors.Failure.unreachable(let why) {
             throw APIError(.unavailable, "the account's server does not answer: \(why)", retryAfter: 30)
         } catch let failure as RemoteActors.Failure {

@@ -1,11 +1,12 @@
 import Dispatch
 import Synchronization
 
-/// Bounds the inbox's work (API.md "Safety": a flood of inbox requests cannot starve the
-/// API): at most `limit` requests are checked and applied at once (a check may wait for
-/// another server's key), at most `limit` more wait up to two seconds for a turn, and the
-/// rest are answered `429` at once. So the inbox holds at most `2 × limit` of the server's
-/// workers, and the API keeps the others.
+/// Bounds work that waits on other servers (API.md "Safety": a flood of inbox requests
+/// cannot starve the API): at most `limit` requests are checked and applied at once (a check
+/// may wait for another server's key), at most `limit` more wait up to two seconds for a
+/// turn, and the rest are answered `429` at once. So the inbox holds at most `2 × limit` of
+/// the server's workers, and the API keeps the others. (Lookups of remote accounts have a
+/// gate of their own.)
 final class InboxGate: Sendable {
     let limit: Int
     private let turns: DispatchSemaphore
