@@ -61,8 +61,10 @@ struct HTTPSignature: Sendable, Equatable {
                 value = String(rest[..<close])
                 rest = rest[rest.index(after: close)...]
             } else {
+                // A bare value (the draft's numbers): a token, never a quote or a space.
                 let end = rest.firstIndex(of: ",") ?? rest.endIndex
                 value = rest[..<end].trimmingCharacters(in: .whitespaces)
+                guard value.unicodeScalars.allSatisfy(Self.isBareValueScalar) else { throw .malformed("\(name)'s value must be quoted") }
                 rest = rest[end...]
             }
             guard parameters.updateValue(value, forKey: name) == nil else { throw .malformed("\(name) appears twice") }
@@ -89,6 +91,10 @@ struct HTTPSignature: Sendable, Equatable {
             guard let value = Int64(text) else { throw .malformed("expires is not a number") }
             return value
         }
+    }
+
+    private static func isBareValueScalar(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "._~+/=-".unicodeScalars.contains(scalar))
     }
 
     /// The header's value, as Mastodon writes it.
