@@ -48,11 +48,16 @@ public final class EventStreamClient: @unchecked Sendable {
         }
     }
 
-    /// The next real event, skipping keep-alives and retry lines.
-    public func nextChange() throws -> Event {
+    /// The next real event, skipping keep-alives and retry lines; a failure once `limit`
+    /// has passed without one (keep-alives alone would otherwise keep a test waiting for ever).
+    public func nextChange(within limit: Duration = .seconds(60)) throws -> Event {
+        let deadline = ContinuousClock.now + limit
         while true {
             let event = try next()
             if event.type != nil { return event }
+            guard ContinuousClock.now < deadline else {
+                throw RawHTTPClient.Failure(description: "no event within \(limit), only keep-alives")
+            }
         }
     }
 
