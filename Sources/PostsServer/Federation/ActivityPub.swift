@@ -91,7 +91,8 @@ struct FederationURLs: Sendable {
     func profilePage(_ username: String) -> String { "\(origin)/users/\(username)" }
     func post(_ id: Int64) -> String { "\(origin)/posts/\(id)" }
     func comment(_ id: UUID) -> String { "\(origin)/comments/\(id.uuidString.lowercased())" }
-    func tag(_ name: String) -> String { "\(origin)/tags/\(name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? name)" }
+    /// A hashtag's page: its API answer (`GET /api/tags/<name>`), the one this server has.
+    func tag(_ name: String) -> String { "\(origin)/api/tags/\(name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? name)" }
     /// An activity of ours that has no object of its own to be named after.
     func activity(_ kind: String, _ key: String) -> String { "\(origin)/activities/\(kind)/\(key)" }
 
