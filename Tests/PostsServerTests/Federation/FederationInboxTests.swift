@@ -64,6 +64,12 @@ import TestSupport
         try APIClient(port: app.server.port).send("POST", path, body: body, contentType: "application/activity+json", headers: headers)
     }
 
+    /// A user of `app` and its actor's id.
+    static func local(_ email: String, on app: Application) throws -> (APIClient, String) {
+        let client = try APIClient.user(email, on: app)
+        return (client, "http://\(FederatedInstance.domain(of: app))/ap/users/\(try client.userID())")
+    }
+
     static func count(_ table: String, in app: Application) throws -> Int {
         try app.pool.withConnection { try $0.query("SELECT count(*)::int AS n FROM \(unsafeSQL: table)").firstRow().decode("n") }
     }
@@ -73,8 +79,7 @@ import TestSupport
         defer { app.stop() }
         let mallory = try RemoteActor()
         defer { mallory.server.stop() }
-        let ash = try APIClient.user("ash@example.com", on: app)
-        let ashActor = "http://\(FederatedInstance.domain(of: app))/ap/users/\(try ash.userID())"
+        let (ash, ashActor) = try Self.local("ash@example.com", on: app)
         let follow = mallory.activity("Follow", object: ashActor)
 
         // Unsigned.
@@ -137,8 +142,7 @@ import TestSupport
         defer { app.stop() }
         let mallory = try RemoteActor()
         defer { mallory.server.stop() }
-        let ash = try APIClient.user("ash@example.com", on: app)
-        let ashActor = "http://\(FederatedInstance.domain(of: app))/ap/users/\(try ash.userID())"
+        let (ash, ashActor) = try Self.local("ash@example.com", on: app)
         let first = mallory.activity("Follow", object: ashActor)
         #expect(try Self.post(first, to: app, headers: mallory.signedHeaders(path: "/inbox", body: first)).status == 202)
         #expect(mallory.fetches.load(ordering: .relaxed) == 1)
@@ -159,8 +163,7 @@ import TestSupport
         defer { app.stop() }
         let mallory = try RemoteActor()
         defer { mallory.server.stop() }
-        let ash = try APIClient.user("ash@example.com", on: app)
-        let ashActor = "http://\(FederatedInstance.domain(of: app))/ap/users/\(try ash.userID())"
+        let (ash, ashActor) = try Self.local("ash@example.com", on: app)
         let admin = try APIClient.user("admin@example.com", on: app)
         _ = try admin.userID()
         let domain = "127.0.0.1:\(mallory.server.port)"

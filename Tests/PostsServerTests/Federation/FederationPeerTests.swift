@@ -14,9 +14,8 @@ import TestSupport
         let peer = try TestActivityPubPeer()
         defer { peer.stop() }
         let origin = "http://\(FederatedInstance.domain(of: app))"
-        let ash = try APIClient.user("ash@example.com", on: app)
+        let (ash, ashActor) = try FederationInboxTests.local("ash@example.com", on: app)
         let ashID = try ash.userID()
-        let ashActor = "\(origin)/ap/users/\(ashID)"
         let ashInbox = try #require(try APIClient(port: app.server.port).get("/ap/users/\(ashID)").json["inbox"] as? String)
 
         // The peer follows Ash: we check bovine's signature, and it checks our Accept's.
@@ -93,9 +92,8 @@ import TestSupport
         let peer = try TestActivityPubPeer()
         defer { peer.stop() }
         let origin = "http://\(FederatedInstance.domain(of: app))"
-        let ash = try APIClient.user("ash@example.com", on: app)
+        let (ash, ashActor) = try FederationInboxTests.local("ash@example.com", on: app)
         let ashID = try ash.userID()
-        let ashActor = "\(origin)/ap/users/\(ashID)"
         // Each follows the other.
         #expect(try peer.send(["id": peer.newID("follows"), "type": "Follow", "object": ashActor], to: "\(origin)/inbox") == 202)
         let peerHere = try #require((try ash.get("/api/profiles/@\(peer.acct)").json["profile"] as? [String: Any])?["user_id"] as? Int)
