@@ -62,10 +62,14 @@ public final class EventStreamClient: @unchecked Sendable {
     }
 
     /// Reads on until the server ends the stream (its last chunk, or closing the
-    /// connection); false if it sent something else or the read timed out.
-    public func waitForEnd() -> Bool {
+    /// connection); false if the read timed out, or once `limit` has passed (keep-alives
+    /// would otherwise keep it reading for ever).
+    public func waitForEnd(within limit: Duration = .seconds(60)) -> Bool {
+        let deadline = ContinuousClock.now + limit
         do {
-            while try connection.readChunk() != nil {}
+            while try connection.readChunk() != nil {
+                if ContinuousClock.now >= deadline { return false }
+            }
             return true
         } catch let failure as RawHTTPClient.Failure {
             return failure.description.contains("closed by the server")
