@@ -187,15 +187,18 @@ final class ChangeFeed: @unchecked Sendable {
             defer { box = Inbox() }
             return box
         }
+        for (id, writer, filter, since, startedAt) in pending.joins {
+            subscribers[id] = ChangeSubscriber(writer: writer, filter: filter, cursor: since, behind: since < cursor,
+                                         startedAt: startedAt)
+        }
+        // After the joins: a stream that joined before the call (its client already has its
+        // head) is open, and ends too. (One that joined just after it ends as well: its
+        // client reconnects, which costs nothing but a request.)
         if pending.endAll {
             for (id, subscriber) in subscribers {
                 subscriber.writer.cancel()
                 drop(id)
             }
-        }
-        for (id, writer, filter, since, startedAt) in pending.joins {
-            subscribers[id] = ChangeSubscriber(writer: writer, filter: filter, cursor: since, behind: since < cursor,
-                                         startedAt: startedAt)
         }
         for id in pending.leaves { drop(id) }
     }
