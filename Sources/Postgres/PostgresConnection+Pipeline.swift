@@ -43,7 +43,9 @@ extension PostgresConnection {
         let prepare: Bool
         let begin: IsolationLevel?
         let deallocations: [String]
-        let check: Check?
+        /// Preconditions' statements ahead of the statement, in its Sync segment: the first
+        /// that raises skips the rest (they stay pending) and the statement.
+        let checks: [Check]
         let committing: Bool
         /// Set when `query` is this precondition's own statement, sent alone.
         let alone: Precondition?
@@ -53,9 +55,9 @@ extension PostgresConnection {
     }
 
     func runPipelined(_ query: SQLQuery, key: PreparedStatementCache.Key, preparedName: String?, committing: Bool = false,
-                      precondition: Precondition? = nil,
+                      preconditions: [Precondition] = [],
                       on handle: OpaquePointer, file: String, line: Int) throws(PostgresError) -> PostgresResult {
-        let plan = makePlan(query, key: key, preparedName: preparedName, committing: committing, precondition: precondition,
+        let plan = makePlan(query, key: key, preparedName: preparedName, committing: committing, preconditions: preconditions,
                             alone: nil, on: handle, file: file, line: line)
         try sendPipeline(plan, on: handle)
         return try receivePipeline(plan, on: handle)
@@ -65,26 +67,31 @@ extension PostgresConnection {
     func makeCheckPlan(_ precondition: Precondition, on handle: OpaquePointer, file: String, line: Int) -> PipelinePlan {
         let statement = precondition.statement
         let key = PreparedStatementCache.Key(sql: statement.sql, parameterTypes: statement.binds.map(\.type.rawValue))
-        return makePlan(statement, key: key, preparedName: statements.name(for: key), committing: false, precondition: nil,
+        return makePlan(statement, key: key, preparedName: statements.name(for: key), committing: false, preconditions: [],
                         alone: precondition, on: handle, file: file, line: line)
     }
 
     private func makePlan(_ query: SQLQuery, key: PreparedStatementCache.Key, preparedName: String?, committing: Bool,
-                          precondition: Precondition?, alone: Precondition?,
+                          preconditions: [Precondition], alone: Precondition?,
                           on handle: OpaquePointer, file: String, line: Int) -> PipelinePlan {
         let name = preparedName ?? statements.makeName()
-        // The precondition's statement, built once by the precondition: its cache key, its
+        // Each precondition's statement, built once by the precondition: its cache key, its
         // prepared name if any, else a new one (which must differ from the statement's own).
-        let check = precondition.map { precondition -> PipelinePlan.Check in
+        // Preconditions of one text (a batch's) share one Prepare, sent with the first.
+        var preparing: [PreparedStatementCache.Key: String] = [:]
+        let checks = preconditions.map { precondition -> PipelinePlan.Check in
             let statement = precondition.statement
             let key = PreparedStatementCache.Key(sql: statement.sql, parameterTypes: statement.binds.map(\.type.rawValue))
-            let preparedName = statements.name(for: key)
-            return PipelinePlan.Check(precondition: precondition, key: key, name: preparedName ?? statements.makeName(),
-                                      prepare: preparedName == nil)
+            if let preparedName = statements.name(for: key) ?? preparing[key] {
+                return PipelinePlan.Check(precondition: precondition, key: key, name: preparedName, prepare: false)
+            }
+            let name = statements.makeName()
+            preparing[key] = name
+            return PipelinePlan.Check(precondition: precondition, key: key, name: name, prepare: true)
         }
         return PipelinePlan(query: query, key: key, name: name, prepare: preparedName == nil, begin: pendingBegin,
                             deallocations: PQtransactionStatus(handle) == PQTRANS_INERROR ? [] : pendingDeallocations,
-                            check: check, committing: committing, alone: alone, deadline: deadline, file: file, line: line)
+                            checks: checks, committing: committing, alone: alone, deadline: deadline, file: file, line: line)
     }
 
     /// Sends the whole plan and flushes it; nothing is read. On failure the connection is
@@ -119,7 +126,7 @@ extension PostgresConnection {
                 case .skipped: break
                 }
             }
-            if let check = plan.check {
+            for check in plan.checks {
                 let sql = check.precondition.statement.sql
                 if check.prepare {
                     switch try readOutcome(on: handle, until: deadline, sql: sql, file: file, line: line) {
@@ -178,16 +185,16 @@ extension PostgresConnection {
 
     private func send(_ plan: PipelinePlan, on handle: OpaquePointer) -> Bool {
         guard PQenterPipelineMode(handle) == 1 else { return false }
-        plan.check?.precondition.recordSending()
+        for check in plan.checks { check.precondition.recordSending() }
         plan.alone?.recordSending()
         if !plan.deallocations.isEmpty {
             for evicted in plan.deallocations where !sendCommand("DEALLOCATE \(evicted)", on: handle) { return false }
             guard PQpipelineSync(handle) == 1 else { return false }
         }
         if let begin = plan.begin, !sendCommand(begin.beginSQL, on: handle) { return false }
-        // The precondition goes between the BEGIN and the statement, in the same Sync
-        // segment: if it fails, the statement is skipped.
-        if let check = plan.check {
+        // The preconditions go between the BEGIN and the statement, in the same Sync
+        // segment: if one fails, the statement is skipped.
+        for check in plan.checks {
             let statement = check.precondition.statement
             if check.prepare {
                 let types = statement.binds.map(\.type.rawValue)

@@ -159,14 +159,39 @@ public final class PostgresConnection {
         let key = PreparedStatementCache.Key(sql: query.sql, parameterTypes: query.binds.map(\.type.rawValue))
         let name = statements.name(for: key)
         guard let name, pendingBegin == nil, pendingDeallocations.isEmpty, precondition == nil else {
-            return try runPipelined(query, key: key, preparedName: name, precondition: precondition, on: handle,
-                                    file: file, line: line)
+            return try runPipelined(query, key: key, preparedName: name, preconditions: precondition.map { [$0] } ?? [],
+                                    on: handle, file: file, line: line)
         }
         // The common case, as cheap as before there was a pipeline: one message, one answer.
         guard sendPrepared(name, binds: query.binds, on: handle) else {
             throw connectionError(handle, sql: query.sql, file: file, line: line)
         }
         return try awaitResult(on: handle, sql: query.sql, file: file, line: line)
+    }
+
+    /// Runs one statement on behalf of several units of work at once (a batch of requests'
+    /// writes, `WriteCoalescer`): each one's pending precondition goes ahead of it, with the
+    /// carried one, in its Sync segment. The first that raises skips the statement and the
+    /// checks behind it (they stay pending) and is thrown; its own outcome says which it was.
+    @discardableResult
+    public func query(_ query: SQLQuery, checking preconditions: [Precondition], file: String = #fileID,
+                      line: Int = #line) throws(PostgresError) -> PostgresResult {
+        guard let handle else { throw PostgresError(.connectionLost, details: "connection is closed", file: file, line: line) }
+        if outstandingCheck != nil { try awaitOutstandingCheck(file: file, line: line) }
+        var pending: [Precondition] = []
+        for precondition in [try pendingPrecondition()].compactMap({ $0 }) + preconditions {
+            switch precondition.outcome {
+            case .refuted(let error): throw error
+            case .held: continue
+            case .pending:
+                if pending.contains(where: { $0 === precondition }) || precondition.isProvenByAnother() { continue }
+                pending.append(precondition)
+            }
+        }
+        guard !pending.isEmpty else { return try self.query(query, file: file, line: line) }
+        let key = PreparedStatementCache.Key(sql: query.sql, parameterTypes: query.binds.map(\.type.rawValue))
+        return try runPipelined(query, key: key, preparedName: statements.name(for: key), preconditions: pending,
+                                on: handle, file: file, line: line)
     }
 
     /// Runs the transaction's last statement and commits it, in one round trip (the COMMIT
@@ -180,7 +205,8 @@ public final class PostgresConnection {
         if outstandingCheck != nil { try awaitOutstandingCheck(file: file, line: line) }
         let key = PreparedStatementCache.Key(sql: query.sql, parameterTypes: query.binds.map(\.type.rawValue))
         let result = try runPipelined(query, key: key, preparedName: statements.name(for: key), committing: true,
-                                      precondition: try pendingPrecondition(), on: handle, file: file, line: line)
+                                      preconditions: try pendingPrecondition().map { [$0] } ?? [], on: handle,
+                                      file: file, line: line)
         try commit(file: file, line: line)
         return result
     }
