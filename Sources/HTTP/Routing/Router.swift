@@ -15,6 +15,10 @@ public struct Router: Sendable {
         /// Answered on the event loop, without a hand-off to a worker: only for handlers
         /// that never block (constant answers such as /api/ping).
         public let runsOnEventLoop: Bool
+        /// Its handler may wait for a batch of writes of its kind to form (a like, a comment):
+        /// it runs on the coalescing lane's threads (`ServerConfiguration`), so that waiting
+        /// never holds a worker that every other request needs.
+        public let coalesces: Bool
         /// Decides on the request from its head, before its body is read (see `Admission`).
         public let admission: Admission?
         let handler: Handler
@@ -54,8 +58,9 @@ public struct Router: Sendable {
     public init() {}
 
     public mutating func add(_ method: HTTPMethod, _ pattern: String, body: BodyPolicy,
-                             runsOnEventLoop: Bool = false, admission: Admission? = nil, _ handler: @escaping Handler) {
-        let route = Route(method: method, pattern: pattern, body: body, runsOnEventLoop: runsOnEventLoop,
+                             runsOnEventLoop: Bool = false, coalesces: Bool = false, admission: Admission? = nil,
+                             _ handler: @escaping Handler) {
+        let route = Route(method: method, pattern: pattern, body: body, runsOnEventLoop: runsOnEventLoop, coalesces: coalesces,
                           admission: admission, handler: handler)
         if let index = resources.firstIndex(where: { $0.pattern == pattern }) {
             precondition(resources[index].routes[method] == nil, "\(method) \(pattern) is registered twice")
@@ -81,20 +86,20 @@ public struct Router: Sendable {
                              _ handler: @escaping Handler) {
         add(.GET, pattern, body: .none, runsOnEventLoop: runsOnEventLoop, admission: admission, handler)
     }
-    public mutating func delete(_ pattern: String, body: BodyPolicy = .none, admission: Admission? = nil,
+    public mutating func delete(_ pattern: String, body: BodyPolicy = .none, coalesces: Bool = false, admission: Admission? = nil,
                                 _ handler: @escaping Handler) {
-        add(.DELETE, pattern, body: body, admission: admission, handler)
+        add(.DELETE, pattern, body: body, coalesces: coalesces, admission: admission, handler)
     }
     public mutating func post(_ pattern: String, bodyLimit: Int = defaultBodyLimit, _ handler: @escaping Handler) {
         add(.POST, pattern, body: .collect(limit: bodyLimit), handler)
     }
-    public mutating func post(_ pattern: String, body: BodyPolicy, admission: Admission? = nil,
+    public mutating func post(_ pattern: String, body: BodyPolicy, coalesces: Bool = false, admission: Admission? = nil,
                               _ handler: @escaping Handler) {
-        add(.POST, pattern, body: body, admission: admission, handler)
+        add(.POST, pattern, body: body, coalesces: coalesces, admission: admission, handler)
     }
-    public mutating func put(_ pattern: String, body: BodyPolicy = .collect(limit: defaultBodyLimit),
+    public mutating func put(_ pattern: String, body: BodyPolicy = .collect(limit: defaultBodyLimit), coalesces: Bool = false,
                              admission: Admission? = nil, _ handler: @escaping Handler) {
-        add(.PUT, pattern, body: body, admission: admission, handler)
+        add(.PUT, pattern, body: body, coalesces: coalesces, admission: admission, handler)
     }
     public mutating func patch(_ pattern: String, body: BodyPolicy = .collect(limit: defaultBodyLimit),
                                admission: Admission? = nil, _ handler: @escaping Handler) {

@@ -142,13 +142,14 @@ final class HTTPConnection: @unchecked Sendable {
         case .handle(let exchange):
             if onWorker || exchange.runsOnEventLoop { return serve(exchange, onWorker: onWorker) }
             ownedByWorker.store(true, ordering: .releasing)
-            core.workers.submit { [self] waited in
+            (exchange.coalesces ? core.coalescingWorkers : core.workers).submit { [self] waited in
                 let tooLate = waited > core.configuration.maxQueueWait.nanoseconds
                 serve(exchange, onWorker: true, refuseAsBusy: tooLate)
             }
         case .admit(let admission):
             ownedByWorker.store(true, ordering: .releasing)
-            core.workers.submit { [self] waited in
+            let coalesces = if case .found(let route, _) = state.request?.match { route.coalesces } else { false }
+            (coalesces ? core.coalescingWorkers : core.workers).submit { [self] waited in
                 proceed(admit(with: admission, waited: waited), onWorker: true)
             }
         case .awaitInput:

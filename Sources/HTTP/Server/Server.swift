@@ -80,6 +80,7 @@ public final class Server: Sendable {
         if finished {
             core.workers.stop()
             core.heavyWorkers.stop()
+            if core.coalescingWorkers !== core.workers { core.coalescingWorkers.stop() }
         }
         core.logger.info("stopped")
     }

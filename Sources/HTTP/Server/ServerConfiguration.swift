@@ -42,6 +42,10 @@ public struct ServerConfiguration: Sendable {
     /// Threads that run handlers. Handlers block on the database, so this is about the
     /// database pool's size, not the core count.
     public var workerThreads: Int
+    /// Threads of the coalescing lane: routes whose handlers wait for a batch of their kind
+    /// (`Router.Route.coalesces`). Waiting holds no database connection, so there are more of
+    /// them than workers: the more wait, the larger the batches. 0: they run on the workers.
+    public var coalescingWorkerThreads = 0
     /// Threads of the heavy lane: handlers whose work is long and CPU-bound (decoding
     /// images) move there (`RequestContext.requireHeavyLane`), so they never hold the
     /// workers every other request needs; their count bounds how many run at once.

@@ -22,6 +22,12 @@ final class ServerCore: Sendable {
         /// Where the handler runs; `heavy` once it asked for it (`MoveToHeavyLane`).
         var lane = WorkLane.standard
 
+        /// The route's handler may wait for a batch of its kind (`Router.Route.coalesces`).
+        var coalesces: Bool {
+            if case .found(let route, _) = match { return route.coalesces }
+            return false
+        }
+
         /// Routing errors and never-blocking routes are answered on the loop itself.
         var runsOnEventLoop: Bool {
             if case .found(let route, _) = match { return route.runsOnEventLoop }
@@ -43,6 +49,8 @@ final class ServerCore: Sendable {
     let router: Router
     let workers: WorkerPool
     let heavyWorkers: WorkerPool
+    /// Where routes that coalesce run (`workers` itself when it has no threads of its own).
+    let coalescingWorkers: WorkerPool
     let bodyMemory: BodyMemoryBudget
     let connectionsPerAddress: ConnectionsPerAddress
     let logger: Logger
@@ -62,6 +70,8 @@ final class ServerCore: Sendable {
         self.connectionsPerAddress = ConnectionsPerAddress(limit: configuration.maxConnectionsPerIP,
                                                            trustedProxies: configuration.trustedProxies)
         self.workers = WorkerPool(threads: configuration.workerThreads, name: "http-worker")
+        self.coalescingWorkers = configuration.coalescingWorkerThreads > 0
+            ? WorkerPool(threads: configuration.coalescingWorkerThreads, name: "http-coalescing") : workers
         self.heavyWorkers = WorkerPool(threads: configuration.heavyWorkerThreads, name: "http-heavy")
     }
 
