@@ -57,6 +57,9 @@ public final class Application: Sendable {
                                                   metrics: storageMetrics)
         try Self.check(store, configuration.storage, logger: logger)
         let feedEffects = FeedEffects(fanOutLimit: configuration.feedFanOutLimit)
+        // Half the pool may run batches of one kind at once (`WriteCoalescer`): measured on 2
+        // cores, pool 4, like mix: 1 and 2 alike (5,280 and 5,818 req/s), 4 far lower (batches of one).
+        let writeBatchesRunning = max(1, configuration.databasePoolSize / 2)
         changePruner = ChangePruner(pool: pool, retention: configuration.changesRetention, clock: clock)
         upkeepPruner = UpkeepPruner(pool: pool, tokenLifetimeSeconds: configuration.tokenLifetime.components.seconds,
                                     notificationsRetentionSeconds: configuration.notificationsRetention.components.seconds,
@@ -109,7 +112,7 @@ public final class Application: Sendable {
         effects.federates = federation != nil
         let profiles = ProfileService(pool: pool, effects: effects, images: images)
         let posts = PostService(pool: pool, effects: effects, images: images)
-        let comments = CommentService(pool: pool, effects: effects)
+        let comments = CommentService(pool: pool, effects: effects, coalescer: WriteCoalescer(maxRunning: writeBatchesRunning))
         measurement = ImageMeasurement(pool: pool, images: images, logger: logger)
 
         let nudge = ChangeNudge()
@@ -151,12 +154,13 @@ public final class Application: Sendable {
         let tags = TagService(pool: pool, clock: clock)
         SearchRoutes.register(on: &routes, search: SearchService(pool: pool), tags: tags)
         UploadRoutes.register(on: &routes, images: images)
-        let likes = LikeService(pool: pool, effects: effects)
+        let likes = LikeService(pool: pool, effects: effects, coalescer: WriteCoalescer(maxRunning: writeBatchesRunning))
         LikeRoutes.register(on: &routes, likes: likes)
         CommentRoutes.register(on: &routes, comments: comments, blockedWords: blockedWords, clock: clock)
         CommentLikeRoutes.register(on: &routes, likes: CommentLikeService(pool: pool, effects: effects))
         RelationRoutes.register(on: &routes, relations: RelationService(pool: pool, effects: effects))
-        var follows = FollowService(pool: pool, effects: effects)
+        let followCoalescers = FollowService.Coalescers(maxRunning: writeBatchesRunning)
+        var follows = FollowService(pool: pool, effects: effects, coalescers: followCoalescers)
         if federation != nil { follows.remote = RemoteFollows(pool: pool, effects: effects) }
         FollowRoutes.register(on: &routes, follows: follows, feed: FeedService(pool: pool))
         let consoleAssets = Self.consoleAssets(in: configuration.consoleDirectory, logger: logger)
@@ -191,6 +195,8 @@ public final class Application: Sendable {
             images: images.counters, storage: storageMetrics, upkeep: upkeepPruner,
             push: MetricsRoutes.PushSources(webhook: configuration.push != nil, direct: directPush),
             federation: federation?.metrics,
+            writeBatches: [("like", { likes.coalescer.counts }), ("comment", { comments.coalescer.counts }),
+                           ("follow", { followCoalescers.follows.counts }), ("unfollow", { followCoalescers.unfollows.counts })],
             openConnections: { madeServer.withLock { $0?.openConnections ?? 0 } }))
         if let faults {
             DevRoutes.register(on: &routes, outbox: outbox, reset: DevReset(pool: pool, images: images),
@@ -226,6 +232,10 @@ public final class Application: Sendable {
         // faster on /api/health than four spare workers), and the wait for a worker is
         // bounded by maxQueueWait instead (503 with Retry-After), as the pool's was.
         http.workerThreads = configuration.databasePoolSize
+        // Requests that wait for a batch hold no connection: the more of them wait, the larger
+        // the batches (like mix, pool 4, 2 cores: 2,901 req/s with 16 threads, 5,343 with 32,
+        // 5,818 with 64; one after another, 2,342).
+        http.coalescingWorkerThreads = max(64, 4 * configuration.databasePoolSize)
         // Uploads and first requests of a size: the image pipeline's threads.
         http.heavyWorkerThreads = configuration.imageConcurrency
         http.maxConnections = configuration.maxConnections

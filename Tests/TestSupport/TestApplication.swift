@@ -34,7 +34,7 @@ public enum TestApplication {
         configuration.eventLoop = try TestEventLoop.fromEnvironment()
         configure(&configuration)
         var logger = Logger(label: "test-app")
-        logger.logLevel = .critical
+        logger.logLevel = ProcessInfo.processInfo.environment["TEST_LOG_ERRORS"] == nil ? .critical : .error
         return try Application(configuration: configuration, logger: logger, accessLog: accessLog ?? SilentAccessLog(),
                                clock: clock)
     }

@@ -31,7 +31,7 @@ enum CommentRoutes {
             return answer.response()
         }
 
-        routes.post("/api/posts/:id/comments", access: .required) { request, context in
+        routes.post("/api/posts/:id/comments", access: .required, coalesces: true) { request, context in
             let id = try context.parameters.require("id", as: Int64.self)
             let caller = try context.requireCaller()
             let fields = try BodyFields(request)

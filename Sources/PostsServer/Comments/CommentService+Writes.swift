@@ -17,6 +17,10 @@ extension CommentService {
         guard (1...Self.maxLength).contains(body.count) else {
             throw APIError.invalid("body must be 1 to \(Self.maxLength) characters")
         }
+        if replyTo == nil && idempotency == nil && CommentBatch.isPlain(body) {
+            let comment = CommentBatch.Comment(body: body, post: postID, caller: caller, precondition: pool.session.precondition)
+            return .created(try coalescer.submit(comment, running: CommentBatch(pool: pool, effects: effects)))
+        }
         let insert = { (connection: PostgresConnection) throws -> [UInt8] in
             let thread = try replyTo.map { try Self.thread(of: $0, onPost: postID, for: caller, on: connection) }
             return try insertion(body, postID: postID, thread: thread, by: caller, on: connection)

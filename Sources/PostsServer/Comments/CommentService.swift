@@ -7,6 +7,8 @@ import Postgres
 struct CommentService: Sendable {
     var pool: ConnectionPool
     let effects: EventEffects
+    /// Plain comments of concurrent requests, one statement a batch (`CommentBatch`).
+    let coalescer: WriteCoalescer<CommentBatch>
 
     static let maxLength = 2200
 

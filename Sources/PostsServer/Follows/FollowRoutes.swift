@@ -18,9 +18,9 @@ enum FollowRoutes {
                 return answer.response()
             }
             if on {
-                routes.put("/api/users/:id/follow", access: .required, handler)
+                routes.put("/api/users/:id/follow", access: .required, coalesces: true, handler)
             } else {
-                routes.delete("/api/users/:id/follow", access: .required, handler)
+                routes.delete("/api/users/:id/follow", access: .required, coalesces: true, handler)
             }
         }
 

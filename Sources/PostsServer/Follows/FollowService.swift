@@ -1,13 +1,26 @@
 import Postgres
 
 /// Follows (API.md "Following"): idempotent writes that keep both users' counters exact
-/// and say what happened (`FollowChanged`: the write path records it and fills or empties
-/// the follower's home feed, see `FeedEffects`); and the followers and following pages.
+/// and say what happened (`follow_changed`: the write path records it and fills or empties
+/// the follower's home feed, see `FeedEffects`), run as batches (`FollowBatch`); and the
+/// followers and following pages.
 struct FollowService: Sendable {
     var pool: ConnectionPool
     let effects: EventEffects
+    /// Concurrent requests' follows, and their unfollows, one transaction a batch (`FollowBatch`).
+    let coalescers: Coalescers
     /// With federation: follows of remote accounts wait for their Accept.
     var remote: RemoteFollows?
+
+    struct Coalescers: Sendable {
+        let follows: WriteCoalescer<FollowBatch>
+        let unfollows: WriteCoalescer<FollowBatch>
+
+        init(maxRunning: Int) {
+            follows = WriteCoalescer(maxRunning: maxRunning)
+            unfollows = WriteCoalescer(maxRunning: maxRunning)
+        }
+    }
 
     /// How many of the followee's newest posts a new follow copies into the follower's feed.
     /// Older ones never appear there (a departure, in CHANGELOG): the copy is part of the
@@ -34,71 +47,17 @@ struct FollowService: Sendable {
                 _ = try remote.withdraw(target, by: caller)
             }
         }
-        let row = try pool.withTransaction { connection in
-            try write(following: on, user: target, by: caller.userID, on: connection, committing: true)
-        }
-        try Visibility.check(.follow, Visibility.Target(refusal: row, gives: on))
-        return State(following: on, followersCount: Int(try row.decode("followers_count", as: Int32.self)))
+        let follow = FollowBatch.Follow(follower: caller.userID, followee: target, precondition: pool.session.precondition)
+        return try (on ? coalescers.follows : coalescers.unfollows)
+            .submit(follow, running: FollowBatch(pool: pool, effects: effects, following: on))
     }
 
     /// The same in the caller's transaction, as its first write (federation's inbox: a
     /// remote follow, or the Accept of ours).
     func set(following on: Bool, user target: Int64, by caller: Caller, on connection: PostgresConnection) throws -> State {
         guard target != caller.userID else { throw APIError.invalid("you cannot follow yourself") }
-        let row = try write(following: on, user: target, by: caller.userID, on: connection, committing: false)
-        try Visibility.check(.follow, Visibility.Target(refusal: row, gives: on))
-        return State(following: on, followersCount: Int(try row.decode("followers_count", as: Int32.self)))
-    }
-
-    private func write(following on: Bool, user target: Int64, by me: Int64, on connection: PostgresConnection,
-                       committing: Bool) throws -> PostgresRow {
-        // Both users' follows and counters hold still, and the write below reads with a
-        // snapshot taken after the locks (see FollowEdges, FeedEffects).
-        try Write.take(.profiles([me, target]), on: connection)
-        return try effects.run(on ? follow(target, by: me) : unfollow(target, by: me), on: connection, committing: committing).firstRow()
-    }
-
-    /// The user followed or unfollowed, `blocked` checked against the table under the locks
-    /// (the caller's cached sets may be a moment old; only a follow gives, so only it asks).
-    private func target(_ target: Int64, by me: Int64, checkingBlocks: Bool) -> Write.Target {
-        let blocked: SQLQuery = checkingBlocks ? Visibility.blockedNow(between: "\(me)", and: "\(target)") : "false"
-        return Write.Target(statement: """
-            SELECT user_id, false AS tombstone, \(blocked) AS blocked
-            FROM profiles WHERE user_id = \(target)\(Visibility.actable(author: "profiles.user_id"))
-            """)
-    }
-
-    /// The follow, the counters and what follows from it; the refusal's columns and the
-    /// followee's `followers_count` after it.
-    private func follow(_ target: Int64, by me: Int64) -> Write {
-        Write(
-            locking: .held, target: self.target(target, by: me, checkingBlocks: true),
-            steps: ["""
-                made AS (
-                    INSERT INTO follows (follower_id, followee_id, created_at)
-                    SELECT \(me), user_id, \(effects.clock.now) FROM target WHERE NOT target.blocked
-                    ON CONFLICT DO NOTHING RETURNING follower_id, followee_id
-                )
-                """, FollowEdges.counting("made", sign: "+")],
-            events: [(.followChanged, FollowEdges.events("made", following: true, actor: "\(me)"))],
-            profilesCounted: "counted", answer: answer(target))
-    }
-
-    private func unfollow(_ target: Int64, by me: Int64) -> Write {
-        Write(
-            locking: .held, target: self.target(target, by: me, checkingBlocks: false),
-            steps: [FollowEdges.removal(where: "f.follower_id = \(me) AND f.followee_id = \(target)")],
-            events: [(.followChanged, FollowEdges.events("gone", following: false, actor: "\(me)"))],
-            profilesCounted: "counted", answer: answer(target))
-    }
-
-    /// The followee's count: as the write left it, or as it was when nothing changed.
-    private func answer(_ target: Int64) -> SQLQuery {
-        """
-        SELECT \(Write.refusal),
-               coalesce((SELECT followers_count FROM counted WHERE user_id = \(target)),
-                        (SELECT followers_count FROM profiles WHERE user_id = \(target)), 0) AS followers_count
-        """
+        let follow = FollowBatch.Follow(follower: caller.userID, followee: target, precondition: nil)
+        return try FollowBatch(pool: pool, effects: effects, following: on).run([follow], on: connection)[0].get()
     }
 
     enum Side: Sendable {

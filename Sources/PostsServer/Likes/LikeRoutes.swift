@@ -17,9 +17,9 @@ enum LikeRoutes {
                 return answer.response()
             }
             switch method {
-            case "PUT": routes.put(path, access: .required, handler)
-            case "DELETE": routes.delete(path, access: .required, handler)
-            default: routes.post(path, access: .required, body: .none, handler)
+            case "PUT": routes.put(path, access: .required, coalesces: true, handler)
+            case "DELETE": routes.delete(path, access: .required, coalesces: true, handler)
+            default: routes.post(path, access: .required, body: .none, coalesces: true, handler)
             }
         }
 

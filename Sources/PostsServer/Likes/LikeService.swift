@@ -1,14 +1,23 @@
 import Postgres
 
 /// Likes: like, unlike and toggle, and the page of a post's likers. Every write goes
-/// through `apply`, the one place a like changes: one statement (data-modifying CTEs change
-/// the like row and the post's counter together, after the post's lock) that says what
-/// happened (`like_changed`) and records what follows from it (`EventEffects`).
+/// through `LikeBatch`, the one place a like changes: one statement over a batch of
+/// requests' likes (data-modifying CTEs change the like rows and the posts' counters
+/// together, after the posts' locks) that says what happened (`like_changed`) and records
+/// what follows from it (`EventEffects`). Concurrent requests share a statement
+/// (`WriteCoalescer`); an idle server runs each alone, as a batch of one.
 struct LikeService: Sendable {
     var pool: ConnectionPool
     let effects: EventEffects
+    let coalescer: WriteCoalescer<LikeBatch>
 
-    enum Action: Sendable {
+    init(pool: ConnectionPool, effects: EventEffects, coalescer: WriteCoalescer<LikeBatch>) {
+        self.pool = pool
+        self.effects = effects
+        self.coalescer = coalescer
+    }
+
+    enum Action: String, Sendable {
         case like
         case unlike
         case toggle
@@ -23,74 +32,12 @@ struct LikeService: Sendable {
 
     /// The post's like state after the action: 404 when there is no such post (or it cannot
     /// be read), 410 to like a tombstone, 403 to like across a block (`Visibility.check`).
-    /// `connection`: in the caller's transaction (federation's inbox), else a statement of its own.
+    /// `connection`: in the caller's transaction (federation's inbox), else in a batch.
     func apply(_ action: Action, post postID: Int64, by caller: Caller, on connection: PostgresConnection? = nil) throws -> State {
-        let user = caller.userID
-        // What the action deletes and inserts; the counter moves by their difference, and
-        // is not written at all when nothing changed. Across a block a like may be taken
-        // back, never given: the insert is gated on the author not being on the other side.
-        let delete: SQLQuery = action == .like ? "SELECT NULL::bigint AS post_id WHERE false" : """
-            DELETE FROM likes WHERE post_id = (SELECT id FROM target) AND user_id = \(user) RETURNING post_id
-            """
-        let insert: SQLQuery = action == .unlike ? "SELECT NULL::bigint AS post_id WHERE false" : """
-            INSERT INTO likes (post_id, user_id, created_at) SELECT id, \(user), \(effects.clock.now) FROM target WHERE NOT EXISTS (SELECT 1 FROM del)
-            AND NOT target.tombstone AND NOT target.blocked
-            ON CONFLICT DO NOTHING RETURNING post_id
-            """
-        // The parent as of now (the update's row), not as of the statement's start (before
-        // the lock wait: a reparent may have committed since).
-        let write = Write(
-            locking: .first(.posts([postID])),
-            target: Write.Target(statement: """
-                SELECT id, user_id, parent_id, like_count, deleted AS tombstone,
-                       \(Visibility.blocked(author: "user_id", from: caller)) AS blocked
-                FROM posts WHERE id = \(postID)\(Visibility.actable(author: "posts.user_id"))
-                """,
-                // The row as it is once the lock is ours, not as the statement's snapshot had it:
-                // a post tombstoned while this waited is seen as one (and its new owner).
-                tail: "FOR KEY SHARE"),
-            steps: [
-                "del AS (\(delete))",
-                "ins AS (\(insert))",
-                """
-                upd AS (
-                    UPDATE posts SET like_count = like_count + (SELECT count(*) FROM ins) - (SELECT count(*) FROM del)
-                    WHERE id = (SELECT id FROM target) AND (EXISTS (SELECT 1 FROM ins) OR EXISTS (SELECT 1 FROM del))
-                    RETURNING id, like_count, parent_id
-                )
-                """,
-            ],
-            events: [(.likeChanged, EventTable.likeChanged.cte([
-                "seq": "1", "post": "upd.id", "parent": "upd.parent_id", "post_author": "target.user_id", "actor": "\(user)",
-                "liked": "EXISTS (SELECT 1 FROM ins)", "like_count": "upd.like_count",
-            ], "FROM upd, target"))],
-            answer: """
-                SELECT \(Write.refusal),
-                       coalesce((SELECT like_count FROM upd), (SELECT like_count FROM target)) AS like_count,
-                       (SELECT count(*) FROM ins) AS inserted, (SELECT count(*) FROM del) AS deleted
-                """)
-        let row: PostgresRow
-        do {
-            if let connection {
-                row = try effects.run(write, on: connection).firstRow()
-            } else {
-                row = try pool.withRetriedStatement { try effects.run(write, on: $0).firstRow() }
-            }
-        } catch let error as PostgresError where error.sqlState == .foreignKeyViolation {
-            throw APIError.notFound(Visibility.Interaction.like.missing)  // deleted while we liked it
-        }
-        let inserted = try row.decode("inserted", as: Int.self) == 1
-        let deleted = try row.decode("deleted", as: Int.self) == 1
-        // A tombstone or a post across a block may lose a like, never gain one: a toggle
-        // that would like it is refused too. (Nothing was written: the insert is gated on both.)
-        try Visibility.check(.like, Visibility.Target(refusal: row, gives: action == .like || (action == .toggle && !deleted)))
-        let liked = switch action {
-        case .like: true
-        case .unlike: false
-        // Neither inserted nor deleted: another request liked it at the same moment.
-        case .toggle: !deleted
-        }
-        return State(liked: liked, likeCount: try row.decode("like_count"), changed: inserted || deleted)
+        let like = LikeBatch.Like(action: action, post: postID, caller: caller, precondition: pool.session.precondition)
+        let batch = LikeBatch(pool: pool, effects: effects)
+        if let connection { return try batch.run([like], on: connection)[0].get() }
+        return try coalescer.submit(like, running: batch)
     }
 
     struct Likers: Sendable {

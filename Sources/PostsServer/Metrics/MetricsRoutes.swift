@@ -22,6 +22,8 @@ enum MetricsRoutes {
         let push: PushSources
         /// With `FEDERATION=on`.
         var federation: FederationMetrics?
+        /// The coalesced writes' batches and the writes in them, by kind (`WriteCoalescer`).
+        var writeBatches: [(kind: String, counts: @Sendable () -> (batches: Int, writes: Int))] = []
         let openConnections: @Sendable () -> Int
     }
 
@@ -60,6 +62,7 @@ enum MetricsRoutes {
             addMail(to: &metrics, sources: sources)
             addPush(to: &metrics, sources: sources, depths: depths)
             addFederation(to: &metrics, federation: sources.federation)
+            addWriteBatches(to: &metrics, sources.writeBatches)
             addImages(to: &metrics, counters: sources.images.snapshot)
             addStorage(to: &metrics, snapshot: sources.storage.snapshot)
             metrics.describe("upkeep_removed_total", .counter,
@@ -72,5 +75,14 @@ enum MetricsRoutes {
             metrics.add("process_uptime_seconds", .gauge, help: "Seconds since the server started.", value: uptime)
             return Response(headers: HTTPHeaders([("Content-Type", "text/plain; version=0.0.4")]), body: Array(metrics.text.utf8))
         }
+    }
+
+    private static func addWriteBatches(to metrics: inout MetricsText,
+                                        _ kinds: [(kind: String, counts: @Sendable () -> (batches: Int, writes: Int))]) {
+        let counts = kinds.map { ($0.kind, $0.counts()) }
+        metrics.describe("write_batches_total", .counter, help: "Statements that ran a batch of requests' writes, by kind.")
+        for (kind, count) in counts { metrics.sample("write_batches_total", [("kind", kind)], Double(count.batches)) }
+        metrics.describe("write_batched_total", .counter, help: "Requests' writes those statements ran, by kind.")
+        for (kind, count) in counts { metrics.sample("write_batched_total", [("kind", kind)], Double(count.writes)) }
     }
 }

@@ -30,9 +30,12 @@ struct RouteTable {
                    pipeline.wrap(access: access, route))
     }
 
+    /// `coalesces`: the handler may wait for a batch of writes of its kind (`WriteCoalescer`):
+    /// it runs on the coalescing lane (`Router.Route.coalesces`).
     mutating func post(_ pattern: String, access: Access = .optional, body: BodyPolicy = .collect(limit: Configuration.UploadLimits.api.maxJSONBytes),
-                       _ handler: @escaping Handler) {
-        router.post(pattern, body: body, admission: pipeline.admission(access: access), pipeline.wrap(access: access, handler))
+                       coalesces: Bool = false, _ handler: @escaping Handler) {
+        router.post(pattern, body: body, coalesces: coalesces, admission: pipeline.admission(access: access),
+                    pipeline.wrap(access: access, handler))
     }
 
     mutating func patch(_ pattern: String, access: Access = .optional, body: BodyPolicy = .collect(limit: Configuration.UploadLimits.api.maxJSONBytes),
@@ -40,13 +43,16 @@ struct RouteTable {
         router.patch(pattern, body: body, admission: pipeline.admission(access: access), pipeline.wrap(access: access, handler))
     }
 
-    mutating func put(_ pattern: String, access: Access = .optional, body: BodyPolicy = .none, _ handler: @escaping Handler) {
-        router.put(pattern, body: body, admission: pipeline.admission(access: access), pipeline.wrap(access: access, handler))
+    mutating func put(_ pattern: String, access: Access = .optional, body: BodyPolicy = .none, coalesces: Bool = false,
+                      _ handler: @escaping Handler) {
+        router.put(pattern, body: body, coalesces: coalesces, admission: pipeline.admission(access: access),
+                   pipeline.wrap(access: access, handler))
     }
 
     /// No body unless the route says so (`DELETE /api/me/push-tokens` names what it removes).
-    mutating func delete(_ pattern: String, access: Access = .optional, body: BodyPolicy = .none,
+    mutating func delete(_ pattern: String, access: Access = .optional, body: BodyPolicy = .none, coalesces: Bool = false,
                          _ handler: @escaping Handler) {
-        router.delete(pattern, body: body, admission: pipeline.admission(access: access), pipeline.wrap(access: access, handler))
+        router.delete(pattern, body: body, coalesces: coalesces, admission: pipeline.admission(access: access),
+                      pipeline.wrap(access: access, handler))
     }
 }

@@ -70,9 +70,12 @@ struct EventEffects: Sendable {
     /// Runs `write` as one statement: its locks and target (`Write.head`), its steps and
     /// events, what follows from them, its answer. A job it queued wakes this instance's
     /// runner once it has committed. `committing`: the statement is its transaction's
-    /// last, and goes out with the COMMIT (one round trip for both).
+    /// last, and goes out with the COMMIT (one round trip for both). `checking`: the
+    /// preconditions of the requests a batch's statement writes for (`WriteBatches`), sent
+    /// ahead of it with the one `connection` carries.
     @discardableResult
-    func run(_ write: Write, on connection: PostgresConnection, committing: Bool = false) throws -> PostgresResult {
+    func run(_ write: Write, on connection: PostgresConnection, committing: Bool = false,
+             checking preconditions: [Precondition] = []) throws -> PostgresResult {
         // A write without events (none today) causes nothing: no effects are built for it.
         let effects = write.events.isEmpty ? nil : effects(of: write.events.map(\.table), profilesCounted: write.profilesCounted)
         let queuesJobs = write.queuesJobs || effects?.queuesJobs == true
@@ -86,7 +89,8 @@ struct EventEffects: Sendable {
             if queuesJobs { connection.onCommit(jobs.wake) }
             return try connection.queryCommitting(statement)
         }
-        let result = try connection.query(statement)
+        let result = preconditions.isEmpty ? try connection.query(statement)
+            : try connection.query(statement, checking: preconditions)
         // After the statement: at once outside a transaction, at its commit inside one.
         if queuesJobs { connection.onCommit(jobs.wake) }
         return result

@@ -46,10 +46,12 @@ enum FollowEdges {
 
     /// The `follow_changed` events of the CTE `rows` (`follower_id`, `followee_id`), with the
     /// counters after them (from `counted`), made by `actor` (an SQL expression over the
-    /// row `r`), in key order.
-    static func events(_ rows: String, following: Bool, actor: SQLQuery, byAccountDeletion: Bool = false) -> SQLQuery {
+    /// row `r`), in key order, or in the order of `order` (an SQL expression over `r`: a
+    /// batch's arrival order).
+    static func events(_ rows: String, following: Bool, actor: SQLQuery, byAccountDeletion: Bool = false,
+                       order: SQLQuery = "r.follower_id, r.followee_id") -> SQLQuery {
         EventTable.followChanged.cte([
-            "seq": "row_number() OVER (ORDER BY r.follower_id, r.followee_id)", "follower": "r.follower_id",
+            "seq": "row_number() OVER (ORDER BY \(order))", "follower": "r.follower_id",
             "followee": "r.followee_id", "following": "\(following)",
             "followers_count": "coalesce(followee.followers_count, 0)", "following_count": "coalesce(follower.following_count, 0)",
             "actor": actor, "by_account_deletion": "\(byAccountDeletion)",
