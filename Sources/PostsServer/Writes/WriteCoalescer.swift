@@ -14,9 +14,10 @@ import Synchronization
 /// busier the server, the larger the batches.
 ///
 /// A batch holds at most one write per key (`WriteBatch.keys`: a post's likes, a follow's
-/// two profiles): writes about the same state stay in arrival order across batches, and a
-/// batch's statement never meets the same row twice. A later write of the same key waits
-/// for the next batch.
+/// two profiles), so its statement never meets the same row twice; a later write of the
+/// same key waits for a later batch. (Writes about the same state that are in flight at
+/// once were never ordered: each commits when it holds that state's lock, and its change
+/// says so, as before batches.)
 final class WriteCoalescer<Batch: WriteBatch>: Sendable {
     typealias Member = Batch.Member
     typealias Outcome = Batch.Outcome
