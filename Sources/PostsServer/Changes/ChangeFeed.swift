@@ -321,14 +321,18 @@ final class ChangeFeed: @unchecked Sendable {
     /// `.gone` when the subscriber left, or is so far behind that it is cut off (it resumes
     /// with Last-Event-ID); a slow one never slows anyone else.
     private func send(_ bytes: [UInt8], to subscriber: ChangeSubscriber, isEvent: Bool = true) -> Sent {
+        // Counted before the write: once queued, the loop may put it on the wire (and its
+        // reader look at /metrics) before this thread goes on.
+        if isEvent { deliveredCount.add(1, ordering: .relaxed) }
         switch subscriber.writer.write(bytes) {
         case .queued:
             subscriber.lastWrite = Self.now()
-            if isEvent { deliveredCount.add(1, ordering: .relaxed) }
             return .sent
         case .full:
+            if isEvent { deliveredCount.subtract(1, ordering: .relaxed) }
             return .full
         case .closed:
+            if isEvent { deliveredCount.subtract(1, ordering: .relaxed) }
             return .gone
         }
     }
