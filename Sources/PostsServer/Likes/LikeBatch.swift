@@ -87,12 +87,19 @@ struct LikeBatch: WriteBatch {
                 """,
                 // The parent as of now (the update's row), not as of the statement's start
                 // (before the lock wait: a reparent may have committed since).
+                // No join in the update: a post's row changed by another write while this one
+                // waited for its lock is re-read (EvalPlanQual) and its condition checked again,
+                // which an array and sub-selects survive; a join against the union of the CTEs
+                // lost the row now and then (a like written, its counter and change not).
                 """
                 upd AS (
-                    UPDATE posts p SET like_count = p.like_count + c.delta
-                    FROM (SELECT post_id, 1 AS delta FROM ins UNION ALL SELECT post_id, -1 FROM del) c
-                    WHERE p.id = c.post_id
-                    RETURNING p.id, p.like_count, p.parent_id, c.delta
+                    UPDATE posts p
+                    SET like_count = p.like_count + (SELECT count(*) FROM ins WHERE ins.post_id = p.id)
+                                                  - (SELECT count(*) FROM del WHERE del.post_id = p.id)
+                    WHERE p.id = ANY(ARRAY(SELECT post_id FROM ins UNION ALL SELECT post_id FROM del))
+                    RETURNING p.id, p.like_count, p.parent_id,
+                              (SELECT count(*) FROM ins WHERE ins.post_id = p.id)
+                              - (SELECT count(*) FROM del WHERE del.post_id = p.id) AS delta
                 )
                 """,
             ],
