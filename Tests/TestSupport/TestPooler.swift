@@ -67,7 +67,7 @@ public final class TestPooler: Sendable {
             let port = Int.random(in: 20_000...40_000)
             let ini = """
                 [databases]
-                * = host=\(cluster.socketDirectory) port=\(cluster.port)
+                * = host=\(cluster.socketDirectory) port=\(cluster.port) connect_query='SET statement_timeout = 3000'
                 [pgbouncer]
                 listen_addr = 127.0.0.1
                 listen_port = \(port)
