@@ -1,4 +1,5 @@
 import Foundation
+import Postgres
 @testable import PostsServer
 import Testing
 import TestSupport
@@ -53,6 +54,17 @@ import TestSupport
             #expect(readersDone.wait(timeout: .now() + 90) == .success, "the readers catch up")
 
             let walk = try ChangeLogTests.changes(after: start, in: author, count: expected)
+            // The hot posts' counters against their rows: every write that waited for a hot
+            // post's lock found its row changed meanwhile, and must still have moved it.
+            let drifted: [Int64] = try app.pool.withConnection { connection in
+                try connection.query("""
+                    SELECT p.id FROM posts p WHERE p.id = ANY(\(PostgresArray(hot.map(Int64.init))))
+                      AND (p.like_count <> (SELECT count(*) FROM likes l WHERE l.post_id = p.id)
+                           OR p.comment_count <> (SELECT count(*) FROM comments c WHERE c.post_id = p.id)
+                           OR p.child_count <> (SELECT count(*) FROM posts k WHERE k.parent_id = p.id))
+                    """).rows.map { try $0.decode("id") }
+            }
+            #expect(drifted.isEmpty, "round \(round): counters off their rows on hot posts \(drifted)")
             let truth = walk.compactMap { $0["seq"] as? String }
             #expect(truth.count == expected, "round \(round): the storm recorded one change a write; \(Self.surplus(in: walk))")
             for reader in readers {
