@@ -17,7 +17,7 @@ import TestSupport
         let email: String
         let method: String
         let path: String
-        let json: [String: String]?
+        let json: [String: any Sendable]?
         let expected: Int
     }
 
@@ -38,7 +38,7 @@ import TestSupport
             Thread.detachNewThread {
                 defer { done.leave() }
                 start.wait()
-                if let answer = try? client.send(shot.method, shot.path, json: shot.json) {
+                if let answer = try? client.send(shot.method, shot.path, json: shot.json?.mapValues { $0 as Any? }) {
                     answers.withLock { $0[index] = answer }
                 }
             }
@@ -220,5 +220,37 @@ import TestSupport
                 && after.unfollows.writes - before.unfollows.writes > after.unfollows.batches - before.unfollows.batches { return }
         }
         Issue.record("five bursts and no batch of more than one follow and one unfollow")
+    }
+
+    /// Comments, likes and child posts on a few posts at once: the batches wait for posts'
+    /// locks that other writes hold and change the rows meanwhile; every counter still
+    /// equals its rows.
+    @Test func batchesOnPostsOthersChange_keepEveryCounterExact() throws {
+        let app = try TestApplication.start()
+        defer { app.stop() }
+        let author = try APIClient.user("author@example.com", on: app)
+        let posts = try (0..<4).map { try author.createPost("hot \($0)").id }
+        var shots: [Shot] = []
+        for fan in 0..<24 {
+            let post = posts[fan % posts.count]
+            shots.append(Shot(email: "fan\(fan)@example.com", method: "POST", path: "/api/posts/\(post)/comments",
+                              json: ["body": "comment \(fan)"], expected: 201))
+            shots.append(Shot(email: "fan\(fan)@example.com", method: "PUT", path: "/api/posts/\(post)/like", json: nil, expected: 200))
+            shots.append(Shot(email: "fan\(fan)@example.com", method: "POST", path: "/api/posts",
+                              json: ["title": "child \(fan)", "summary": "s", "body": "b", "parent_id": post], expected: 201))
+        }
+        let answers = try Self.burst(shots, port: app.server.port)
+        for (shot, answer) in zip(shots, answers) {
+            #expect(answer.status == shot.expected, "\(shot.method) \(shot.path): \(answer.text)")
+        }
+        let drifted: [Int64] = try app.pool.withConnection { connection in
+            try connection.query("""
+                SELECT p.id FROM posts p WHERE p.id = ANY(\(PostgresArray(posts.map(Int64.init))))
+                  AND (p.like_count <> (SELECT count(*) FROM likes l WHERE l.post_id = p.id) OR p.like_count <> 6
+                       OR p.comment_count <> (SELECT count(*) FROM comments c WHERE c.post_id = p.id) OR p.comment_count <> 6
+                       OR p.child_count <> (SELECT count(*) FROM posts k WHERE k.parent_id = p.id) OR p.child_count <> 6)
+                """).rows.map { try $0.decode("id") }
+        }
+        #expect(drifted.isEmpty, "counters off their rows: \(drifted)")
     }
 }

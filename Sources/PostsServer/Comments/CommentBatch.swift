@@ -65,28 +65,36 @@ struct CommentBatch: WriteBatch {
             write_batch(\(PostgresArray(comments.map(\.post))), \(PostgresArray(comments.map(\.caller.userID))), \
             \(PostgresArray(comments.map(\.body))))
             """
-        // The target is the posts' counters, moved only for a post that may be commented on
-        // (across a block: the blocks as they are now, under the locks).
+        // The target is the posts that may be commented on (across a block: the blocks as
+        // they are now, under the locks), read as they are once the locks are ours; their
+        // counters move in an update without a join (see LikeBatch: a row re-read after a
+        // concurrent change is rechecked, which a join can lose).
         return Write(
             locking: .first(.posts(comments.map(\.post))),
             target: Write.Target(statement: """
-                UPDATE posts p SET comment_count = p.comment_count + 1
-                FROM \(members) AS m(post_id, actor, body, idx)
-                WHERE p.id = m.post_id AND NOT p.deleted AND NOT \(Visibility.blockedNow(between: "m.actor", and: "p.user_id"))
+                SELECT m.idx, m.actor, m.body, p.id
+                FROM \(members) AS m(post_id, actor, body, idx) JOIN posts p ON p.id = m.post_id
+                WHERE NOT p.deleted AND NOT \(Visibility.blockedNow(between: "m.actor", and: "p.user_id"))
                   \(Visibility.actable(author: "p.user_id"))
-                """, tail: "RETURNING p.id, p.user_id, p.parent_id, p.comment_count, m.idx, m.actor, m.body"),
+                """, tail: "FOR KEY SHARE OF p"),
             steps: ["""
+                upd AS (
+                    UPDATE posts p SET comment_count = p.comment_count + 1
+                    WHERE p.id = ANY(ARRAY(SELECT id FROM target))
+                    RETURNING p.id, p.user_id, p.parent_id, p.comment_count
+                )
+                """, """
                 c AS (
                     INSERT INTO comments (post_id, user_id, body, created_at)
                     SELECT id, actor, body, \(effects.clock.now) FROM target ORDER BY idx RETURNING *
                 )
                 """],
             events: [(.commentCreated, EventTable.commentCreated.cte([
-                "seq": "target.idx", "comment": "c.id", "post": "target.id", "post_parent": "target.parent_id",
-                "post_author": "target.user_id", "reply_to": "NULL", "reply_to_author": "NULL",
-                "actor": "c.user_id", "json": "\(unsafeSQL: CommentShape.json)", "comment_count": "target.comment_count",
+                "seq": "target.idx", "comment": "c.id", "post": "upd.id", "post_parent": "upd.parent_id",
+                "post_author": "upd.user_id", "reply_to": "NULL", "reply_to_author": "NULL",
+                "actor": "c.user_id", "json": "\(unsafeSQL: CommentShape.json)", "comment_count": "upd.comment_count",
                 "mentioned": "'{}'",
-            ], "FROM c \(unsafeSQL: CommentShape.authorJoin) JOIN target ON target.id = c.post_id"))],
+            ], "FROM c \(unsafeSQL: CommentShape.authorJoin) JOIN target ON target.id = c.post_id JOIN upd ON upd.id = c.post_id"))],
             answer: """
                 SELECT \(unsafeSQL: CommentShape.columns)
                 FROM \(members) AS m(post_id, actor, body, idx)
