@@ -35,6 +35,29 @@ import TestSupport
         #expect(try PoolFixtures.userCount(pool) == 3)
     }
 
+    /// One statement for several units of work (a batch of requests' writes): each one's
+    /// precondition goes ahead of it in its Sync segment. The first that raises skips the
+    /// statement and the checks behind it, which stay pending; without it, the rest run.
+    @Test func severalPreconditions_onOneStatement_theFirstRefutedSkipsIt_andTheRestStayPending() throws {
+        let pool = try PoolFixtures.makePool()
+        try pool.withConnection { try $0.query("INSERT INTO users (email) VALUES ('taken@x')") }
+        let holds = Precondition(Self.noUser("a@x"), refutation: Self.divisionByZero)
+        let refuted = Precondition(Self.noUser("taken@x"), refutation: Self.divisionByZero)
+        let behind = Precondition(Self.noUser("b@x"), refutation: Self.divisionByZero)
+        try pool.withConnection { connection in
+            #expect(throws: PostgresError.self) {
+                try connection.query("INSERT INTO users (email) VALUES ('c@x')", checking: [holds, refuted, behind])
+            }
+        }
+        #expect(refuted.refutationError != nil && behind.isPending)
+        #expect(try PoolFixtures.userCount(pool) == 1)
+        try pool.withConnection { connection in
+            try connection.query("INSERT INTO users (email) VALUES ('c@x')", checking: [holds, behind])
+        }
+        guard case .held = behind.outcome else { Issue.record("\(behind.outcome)"); return }
+        #expect(try PoolFixtures.userCount(pool) == 2)
+    }
+
     @Test func aPreconditionThatFails_skipsTheStatement_andItsErrorIsThrown() throws {
         let pool = try PoolFixtures.makePool()
         try pool.withConnection { try $0.query("INSERT INTO users (email) VALUES ('a@x')") }

@@ -42,12 +42,7 @@ struct FollowBatch: WriteBatch {
              checking preconditions: [Precondition] = []) throws -> [Result<FollowService.State, any Error>] {
         // Both users' follows and counters hold still, and the statement below reads with a
         // snapshot taken after the locks (see FollowEdges, FeedEffects).
-        let locks = WriteLocks.profiles(follows.flatMap { [$0.follower, $0.followee] })
-        if preconditions.isEmpty {
-            try Write.take(locks, on: connection)
-        } else {
-            try connection.query(locks.sql, checking: preconditions)
-        }
+        try connection.query(WriteLocks.profiles(follows.flatMap { [$0.follower, $0.followee] }).sql, checking: preconditions)
         let rows = try effects.run(write(follows), on: connection, committing: committing).rows
         guard rows.count == follows.count else {
             throw PostgresError(.decoding, details: "a batch of \(follows.count) follows answered \(rows.count) rows")

@@ -89,8 +89,7 @@ struct EventEffects: Sendable {
             if queuesJobs { connection.onCommit(jobs.wake) }
             return try connection.queryCommitting(statement)
         }
-        let result = preconditions.isEmpty ? try connection.query(statement)
-            : try connection.query(statement, checking: preconditions)
+        let result = try connection.query(statement, checking: preconditions)
         // After the statement: at once outside a transaction, at its commit inside one.
         if queuesJobs { connection.onCommit(jobs.wake) }
         return result
